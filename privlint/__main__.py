@@ -1,0 +1,5 @@
+import sys
+
+from privlint.cli import main
+
+sys.exit(main())

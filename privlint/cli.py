@@ -1,0 +1,123 @@
+"""The command line: parse arguments, wire the modules together, choose the exit code.
+
+Exit codes (ruff's): 0 no findings, 1 findings, 2 usage, configuration or rule error.
+Heavy imports (libcst) happen inside the commands, so `privlint --version` stays instant.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from privlint import __version__
+from privlint.errors import PrivlintError
+
+EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+
+
+def _codes(value: str) -> list[str]:
+    return [part.strip().upper() for part in value.split(",") if part.strip()]
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="privlint", description="Find unguarded uses of private PyTorch APIs.")
+    parser.add_argument("--version", action="version", version=f"privlint {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    check = commands.add_parser("check", help="report private torch API uses that lack a guard")
+    check.add_argument("paths", nargs="*", type=Path, metavar="PATH", help="files or directories (default: .)")
+    check.add_argument("--select", type=_codes, metavar="CODES",
+                       help="comma-separated codes or prefixes to enable (replaces the configured set)")
+    check.add_argument("--extend-select", type=_codes, default=[], metavar="CODES",
+                       help="codes or prefixes to enable on top of the configured set")
+    check.add_argument("--ignore", type=_codes, default=[], metavar="CODES",
+                       help="codes or prefixes to disable")
+    check.add_argument("--format", choices=("text", "json"), default="text", help="output format")
+    check.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
+    check.add_argument("--no-cache", action="store_true", help="do not read or write the cache")
+    check.add_argument("--config", type=Path, metavar="FILE",
+                       help="a pyproject.toml or privlint.toml to use instead of discovery")
+    check.add_argument("--target-torch", metavar="SPEC",
+                       help="the torch releases to support, e.g. '>=2.6' (overrides the config)")
+    check.add_argument("--no-prefilter", action="store_true", help=argparse.SUPPRESS)
+
+    rules = commands.add_parser("rules", help="list the rule catalog")
+    rules.add_argument("--format", choices=("text", "json"), default="text")
+    rules.add_argument("--config", type=Path, metavar="FILE")
+    return parser
+
+
+def _display(path: Path) -> str:
+    try:
+        return path.resolve().relative_to(Path.cwd().resolve()).as_posix()
+    except ValueError:
+        return path.as_posix()
+
+
+def _load(args: argparse.Namespace, start: Path):
+    from privlint.catalog import load_catalog
+    from privlint.config import load_settings
+
+    settings = load_settings(args.config, start)
+    catalog = load_catalog(settings.extend_rules)
+    return settings, catalog
+
+
+def run_check(args: argparse.Namespace) -> int:
+    from privlint.checker import IO_ERROR, Context, check_path
+    from privlint.config import validate_selectors
+    from privlint.discover import discover
+    from privlint.findings import Finding
+    from privlint.report import write_json, write_text
+
+    paths = args.paths or [Path(".")]
+    settings, catalog = _load(args, paths[0])
+    if args.select is not None:
+        settings.select = args.select
+    settings.extend_select += args.extend_select
+    settings.ignore += args.ignore
+    if args.target_torch:
+        settings.target_torch, settings.target_label = args.target_torch, f"torch{args.target_torch}"
+    validate_selectors(settings, set(catalog.by_code), {})
+    ctx = Context.build(catalog, settings, use_prefilter=not args.no_prefilter)
+    files, missing = discover(paths, settings.project_root, settings.exclude)
+    findings: list[Finding] = []
+    io_rule = ctx.engine[IO_ERROR]
+    for item in missing:
+        findings.append(Finding(_display(item.path), 1, 1, 1, 1, io_rule.code, "",
+                                f"cannot check: {item.reason}", "error", io_rule.code))
+    for path in files:
+        findings.extend(check_path(path, _display(path), ctx))
+    findings.sort(key=Finding.sort_key)
+    writer = write_json if args.format == "json" else write_text
+    writer(findings, len(files), sys.stdout)
+    if findings and not args.exit_zero:
+        return EXIT_FINDINGS
+    return EXIT_CLEAN
+
+
+def run_rules(args: argparse.Namespace) -> int:
+    from privlint.report import write_rules
+
+    _, catalog = _load(args, Path("."))
+    write_rules(catalog, args.format, sys.stdout)
+    return EXIT_CLEAN
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = _parser()
+    args = parser.parse_args(argv)
+    handlers = {"check": run_check, "rules": run_rules}
+    if args.command not in handlers:
+        parser.print_help(sys.stderr)
+        return EXIT_ERROR
+    try:
+        return handlers[args.command](args)
+    except PrivlintError as exc:
+        print(f"privlint: error: {exc}", file=sys.stderr)
+        return EXIT_ERROR
+    except KeyboardInterrupt:
+        print("privlint: interrupted", file=sys.stderr)
+        return 130

@@ -1,0 +1,477 @@
+"""Find private torch API uses in one parsed module, and judge the guards around each.
+
+One walk over the libcst tree, in source order. The Resolver (resolve.py) keeps track of
+what names mean; this visitor keeps track of the guards in force (guards.py reads each
+condition) and reports every private use the catalog covers that no guard protects.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from privlint.catalog import Catalog, Rule, is_private
+from privlint.guards import (ATTRIBUTE, IMPORT, Facts, caught_kinds, condition_facts,
+                             ends_in_exit, is_type_checking, mentions_torch_version)
+from privlint.resolve import (CAPFLAG, ELEMENTS, FOREIGN, FUNCTION, INSTANCE, PATH, UNKNOWN,
+                              VERFLAG, Binding, Resolver, dotted_parts, string_value)
+
+_BLOCKS = (cst.Module, cst.IndentedBlock, cst.SimpleStatementSuite)
+_COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
+
+
+@dataclass(frozen=True)
+class Guard:
+    """What is known to hold in a region of code."""
+
+    present: frozenset[str] = frozenset()     # members proven present (hasattr & co.)
+    probed_public: frozenset[str] = frozenset()  # public members proven absent: a fallback branch
+    catches: frozenset[str] = frozenset()     # ATTRIBUTE / IMPORT failures caught around it
+    version: bool = False                     # a torch version comparison decides it
+    typing_only: bool = False                 # `if TYPE_CHECKING:`: never runs
+
+    @classmethod
+    def branch(cls, facts: Facts, taken: bool) -> "Guard":
+        present = facts.when_true if taken else facts.when_false
+        absent = facts.when_false if taken else facts.when_true
+        return cls(present=present, probed_public=absent, version=facts.version)
+
+
+@dataclass
+class RawFinding:
+    node: cst.CSTNode
+    rule: Rule
+    api: str
+    version_gated: bool
+    statement: cst.CSTNode | None
+    in_lambda_or_comprehension: bool = False
+
+
+class Detector(cst.CSTVisitor):
+    def __init__(self, catalog: Catalog) -> None:
+        super().__init__()
+        self.catalog = catalog
+        self.findings: list[RawFinding] = []
+        self.resolver = Resolver(self.catalog)
+        self._regions: dict[int, list[Guard]] = {}
+        self._active: list[Guard] = []
+        self._blocks: list[list[Guard]] = []
+        self._statements: list[cst.CSTNode] = []
+        self._handled_imports: list[tuple[str, str]] = []  # (private path imported, rule code)
+        self._expression_scopes = 0
+
+    # -- regions and blocks ----------------------------------------------------------------
+    def _region(self, node: cst.CSTNode | None, guard: Guard) -> None:
+        if node is not None:
+            self._regions.setdefault(id(node), []).append(guard)
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        self._active.extend(self._regions.get(id(node), ()))
+        if isinstance(node, _BLOCKS):
+            self._blocks.append([])
+        elif isinstance(node, cst.SimpleStatementLine):
+            self._statements.append(node)
+        return super().on_visit(node)
+
+    def on_leave(self, original_node: cst.CSTNode) -> None:
+        super().on_leave(original_node)
+        if isinstance(original_node, _BLOCKS):
+            self._blocks.pop()
+        elif isinstance(original_node, cst.SimpleStatementLine):
+            self._statements.pop()
+        regions = self._regions.pop(id(original_node), ())
+        if regions:
+            del self._active[-len(regions):]
+
+    def _guards(self):
+        yield from self._active
+        for block in self._blocks:
+            yield from block
+
+    def _facts(self, node: cst.BaseExpression) -> Facts:
+        return condition_facts(node, self.resolver.lookup)
+
+    # -- reporting -------------------------------------------------------------------------
+    def _report(self, node: cst.CSTNode, rule: Rule, api: str, failure: str) -> None:
+        parts = api.split(".")
+        rule_private = [i for i, p in enumerate(rule.api.rstrip("*").split(".")) if is_private(p)]
+        start = rule_private[-1] if rule_private and rule.kind != "generic" else 0
+        names = {p for p in parts[start:] if is_private(p)} or {p for p in parts if is_private(p)}
+        public = rule.replacement.rsplit(".", 1)[-1] if rule.replacement else ""
+        gated = False
+        for guard in self._guards():
+            if guard.typing_only or names & guard.present or failure in guard.catches:
+                return
+            if public and public in guard.probed_public:
+                return
+            gated = gated or guard.version
+        statement = self._statements[-1] if self._statements else None
+        self.findings.append(RawFinding(node, rule, api, gated, statement,
+                                        self._expression_scopes > 0))
+
+    def _already_handled(self, path: str, rule: Rule) -> bool:
+        for prefix, code in self._handled_imports:
+            if code == rule.code and (path == prefix or path.startswith(prefix + ".")):
+                return True
+        return False
+
+    # -- imports ---------------------------------------------------------------------------
+    def _import_path(self, node: cst.CSTNode, path: str) -> None:
+        if not path.startswith("torch.") or not any(is_private(p) for p in path.split(".")):
+            return
+        matched = self.catalog.match(path)
+        if matched is None:
+            return
+        rule, api = matched
+        self._handled_imports.append((path, rule.code))
+        self._report(node, rule, api, IMPORT)
+
+    def visit_Import(self, node: cst.Import) -> bool:
+        for alias in node.names:
+            parts = dotted_parts(alias.name)
+            if not parts:
+                continue
+            path = ".".join(parts)
+            if alias.asname and isinstance(alias.asname.name, cst.Name):
+                self.resolver.bind(alias.asname.name.value, Binding(PATH, path))
+            else:
+                self.resolver.bind(parts[0], Binding(PATH, parts[0]))
+            self._import_path(alias, path)
+        return False
+
+    def visit_ImportFrom(self, node: cst.ImportFrom) -> bool:
+        parts = dotted_parts(node.module) if node.module is not None and not node.relative else None
+        names = [] if isinstance(node.names, cst.ImportStar) else list(node.names)
+        if not parts:
+            for alias in names:
+                bound = alias.asname.name if alias.asname else alias.name
+                if isinstance(bound, cst.Name):
+                    self.resolver.bind(bound.value, Binding(FOREIGN, "module"))
+            return False
+        module = ".".join(parts)
+        module_private = module.startswith("torch.") and any(is_private(p) for p in parts)
+        module_match = self.catalog.match(module) if module_private else None
+        if module_match is not None:
+            self._handled_imports.append((module, module_match[0].code))
+        statement_reported = False
+        for alias in names:
+            name_parts = dotted_parts(alias.name)
+            if not name_parts:
+                continue
+            path = f"{module}.{name_parts[0]}"
+            bound = alias.asname.name if alias.asname else alias.name
+            if isinstance(bound, cst.Name):
+                self.resolver.bind(bound.value, Binding(PATH, path))
+            matched = self.catalog.match(path) if path.startswith("torch.") else None
+            if matched is None or not (module_private or is_private(name_parts[0])):
+                continue
+            if module_match is not None and matched[0] is module_match[0]:
+                if not statement_reported:  # one finding per statement for the private module
+                    statement_reported = True
+                    self._report(node, module_match[0], module_match[1], IMPORT)
+                continue
+            self._handled_imports.append((path, matched[0].code))
+            self._report(alias, matched[0], matched[1], IMPORT)
+        if module_match is not None and not names:  # `from torch._x import *`
+            self._report(node, module_match[0], module_match[1], IMPORT)
+        return False
+
+    # -- uses ------------------------------------------------------------------------------
+    def _path_use(self, node: cst.CSTNode, path: str) -> None:
+        if not any(is_private(p) for p in path.split(".")):
+            return
+        matched = self.catalog.match(path)
+        if matched is None or self._already_handled(path, matched[0]):
+            return
+        self._report(node, matched[0], matched[1], ATTRIBUTE)
+
+    def _member_use(self, node: cst.CSTNode, receiver: cst.BaseExpression, member: str) -> None:
+        if not is_private(member):
+            return
+        binding = self.resolver.self_member(receiver, member)
+        if binding is None:
+            binding = self.resolver.infer(receiver)
+        if binding is not None and binding.kind == PATH:
+            self._path_use(node, f"{binding.value}.{member}")
+            return
+        candidates = self.catalog.member_rules(member)
+        if not candidates:
+            return
+        if binding is not None and binding.kind == INSTANCE:
+            matched = self.catalog.match(f"{binding.value}.{member}")
+            if matched is not None and matched[0].kind == "member":
+                self._report(node, matched[0], matched[1], ATTRIBUTE)
+            return
+        if binding is not None and binding.kind not in (UNKNOWN,):
+            return  # known to be something else: a same-named member of another type
+        for rule in candidates:
+            if rule.distinctive:
+                self._report(node, rule, rule.api, ATTRIBUTE)
+                return
+
+    def visit_Attribute(self, node: cst.Attribute) -> bool:
+        parts = dotted_parts(node)
+        if parts:
+            binding = self.resolver.lookup(parts[0])
+            if binding is not None and binding.kind == PATH:
+                self._path_use(node, ".".join([binding.value] + parts[1:]))
+                return False
+        self._member_use(node, node.value, node.attr.value)
+        return True
+
+    def visit_Call(self, node: cst.Call) -> bool:
+        if isinstance(node.func, cst.Name) and node.func.value == "getattr" and len(node.args) == 2:
+            member = string_value(node.args[1].value)
+            if member:
+                self._member_use(node, node.args[0].value, member)
+        return True
+
+    # -- guards ----------------------------------------------------------------------------
+    def visit_If(self, node: cst.If) -> bool:
+        if is_type_checking(node.test):
+            self._region(node.body, Guard(typing_only=True))
+            return True
+        facts = self._facts(node.test)
+        self._region(node.body, Guard.branch(facts, True))
+        self._region(node.orelse, Guard.branch(facts, False))
+        return True
+
+    def leave_If(self, original_node: cst.If) -> None:
+        if original_node.orelse is None and ends_in_exit(original_node.body) and self._blocks:
+            facts = self._facts(original_node.test)
+            self._blocks[-1].append(Guard.branch(facts, False))
+
+    def visit_IfExp(self, node: cst.IfExp) -> bool:
+        facts = self._facts(node.test)
+        self._region(node.body, Guard.branch(facts, True))
+        self._region(node.orelse, Guard.branch(facts, False))
+        return True
+
+    def visit_BooleanOperation(self, node: cst.BooleanOperation) -> bool:
+        facts = self._facts(node.left)
+        self._region(node.right, Guard.branch(facts, isinstance(node.operator, cst.And)))
+        return True
+
+    def visit_Assert(self, node: cst.Assert) -> bool:
+        if self._blocks:
+            self._blocks[-1].append(Guard.branch(self._facts(node.test), True))
+        return True
+
+    def _try(self, node: cst.Try | cst.TryStar) -> bool:
+        caught = frozenset()
+        for handler in node.handlers:
+            kinds = caught_kinds(handler.type)
+            caught |= kinds
+            # The handler of a failed probe is the fallback path: it runs when the other is absent.
+            self._region(handler.body, Guard(catches=kinds))
+        self._region(node.body, Guard(catches=caught))
+        return True
+
+    def visit_Try(self, node: cst.Try) -> bool:
+        return self._try(node)
+
+    def visit_TryStar(self, node: cst.TryStar) -> bool:
+        return self._try(node)
+
+    def visit_With(self, node: cst.With) -> bool:
+        caught = frozenset()
+        for item in node.items:
+            call = item.item
+            if isinstance(call, cst.Call):
+                parts = dotted_parts(call.func)
+                if parts and parts[-1] == "suppress":
+                    for arg in call.args:
+                        caught |= caught_kinds(arg.value)
+        if caught:
+            self._region(node.body, Guard(catches=caught))
+        for item in node.items:
+            if item.asname and isinstance(item.asname.name, cst.Name):
+                self.resolver.bind(item.asname.name.value, None)
+        return True
+
+    # -- bindings --------------------------------------------------------------------------
+    def _value_binding(self, value: cst.BaseExpression) -> Binding | None:
+        facts = self._facts(value)
+        if facts.when_true and not facts.version:
+            return Binding(CAPFLAG, members=facts.when_true)
+        if isinstance(value, (cst.Comparison, cst.Call, cst.BooleanOperation, cst.UnaryOperation,
+                              cst.Name, cst.Attribute)) \
+                and mentions_torch_version(value, self.resolver.lookup):
+            return Binding(VERFLAG)
+        return self.resolver.infer(value)
+
+    def _bind_target(self, target: cst.BaseExpression, binding: Binding | None) -> None:
+        if isinstance(target, cst.Name):
+            self.resolver.bind(target.value, binding)
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            for element in target.elements:
+                self._bind_target(element.value, None)
+        elif isinstance(target, cst.StarredElement):
+            self._bind_target(target.value, None)
+        elif isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) \
+                and target.value.value in ("self", "cls"):
+            info = self.resolver.current_class()
+            if info is not None and binding is not None and binding.kind == INSTANCE:
+                info.attr_types[target.attr.value] = binding
+
+    def leave_Assign(self, original_node: cst.Assign) -> None:
+        binding = self._value_binding(original_node.value)
+        for target in original_node.targets:
+            self._bind_target(target.target, binding)
+
+    def leave_AnnAssign(self, original_node: cst.AnnAssign) -> None:
+        binding = self.resolver.annotation(original_node.annotation.annotation)
+        if binding is None and original_node.value is not None:
+            binding = self._value_binding(original_node.value)
+        self._bind_target(original_node.target, binding)
+
+    def leave_AugAssign(self, original_node: cst.AugAssign) -> None:
+        self._bind_target(original_node.target, None)
+
+    def leave_NamedExpr(self, original_node: cst.NamedExpr) -> None:
+        self._bind_target(original_node.target, self._value_binding(original_node.value))
+
+    def visit_For(self, node: cst.For) -> bool:
+        self._bind_iteration(node.target, node.iter)
+        return True
+
+    def _bind_iteration(self, target: cst.BaseExpression, iterable: cst.BaseExpression) -> None:
+        source = self.resolver.infer(iterable)
+        if source is not None and source.kind == ELEMENTS:
+            self._bind_target(target, Binding(INSTANCE, source.value))
+        else:
+            self._bind_target(target, None)
+
+    def visit_ExceptHandler(self, node: cst.ExceptHandler) -> bool:
+        if node.name and isinstance(node.name.name, cst.Name):
+            self.resolver.bind(node.name.name.value, None)
+        return True
+
+    # -- scopes ----------------------------------------------------------------------------
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        returns = self.resolver.annotation(node.returns.annotation) if node.returns else None
+        made = returns.value if returns is not None and returns.kind == INSTANCE else ""
+        self.resolver.bind(node.name.value, Binding(FUNCTION, made))
+        self.resolver.push("function")
+        params = node.params
+        for param in (*params.posonly_params, *params.params, *params.kwonly_params):
+            self.resolver.bind(param.name.value, self.resolver.annotation(
+                param.annotation.annotation if param.annotation else None))
+        for star in (params.star_arg, params.star_kwarg):
+            if isinstance(star, cst.Param):
+                self.resolver.bind(star.name.value, None)
+        return True
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+        self.resolver.pop()
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        self._expression_scopes += 1
+        self.resolver.push("function")
+        for param in (*node.params.posonly_params, *node.params.params, *node.params.kwonly_params):
+            self.resolver.bind(param.name.value, None)
+        return True
+
+    def leave_Lambda(self, original_node: cst.Lambda) -> None:
+        self._expression_scopes -= 1
+        self.resolver.pop()
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        self.resolver.bind(node.name.value, Binding(FOREIGN, f"class {node.name.value}"))
+        self.resolver.enter_class(node)
+        return True
+
+    def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
+        self.resolver.leave_class()
+
+    def on_visit_comprehension(self, node: cst.BaseComp) -> None:
+        self._expression_scopes += 1
+        self.resolver.push("comprehension")
+        present: frozenset[str] = frozenset()
+        version = False
+        clause = node.for_in
+        while clause is not None:
+            self._bind_iteration(clause.target, clause.iter)
+            for condition in clause.ifs:
+                facts = self._facts(condition.test)
+                present |= facts.when_true
+                version = version or facts.version
+            clause = clause.inner_for_in
+        if present or version:
+            guard = Guard(present=present, version=version)
+            for part in ((node.key, node.value) if isinstance(node, cst.DictComp) else (node.elt,)):
+                self._region(part, guard)
+
+    def on_leave_comprehension(self) -> None:
+        self._expression_scopes -= 1
+        self.resolver.pop()
+
+    def visit_ListComp(self, node: cst.ListComp) -> bool:
+        self.on_visit_comprehension(node)
+        return True
+
+    def leave_ListComp(self, original_node: cst.ListComp) -> None:
+        self.on_leave_comprehension()
+
+    def visit_SetComp(self, node: cst.SetComp) -> bool:
+        self.on_visit_comprehension(node)
+        return True
+
+    def leave_SetComp(self, original_node: cst.SetComp) -> None:
+        self.on_leave_comprehension()
+
+    def visit_GeneratorExp(self, node: cst.GeneratorExp) -> bool:
+        self.on_visit_comprehension(node)
+        return True
+
+    def leave_GeneratorExp(self, original_node: cst.GeneratorExp) -> None:
+        self.on_leave_comprehension()
+
+    def visit_DictComp(self, node: cst.DictComp) -> bool:
+        self.on_visit_comprehension(node)
+        return True
+
+    def leave_DictComp(self, original_node: cst.DictComp) -> None:
+        self.on_leave_comprehension()
+
+
+def _prebind_module_imports(detector: Detector, module: cst.Module) -> None:
+    """Bind module-level imports first, so functions defined above an import still see it."""
+    resolver = detector.resolver
+
+    class _Imports(cst.CSTVisitor):
+        def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+            return False
+
+        def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+            return False
+
+        def visit_Import(self, node: cst.Import) -> bool:
+            for alias in node.names:
+                parts = dotted_parts(alias.name)
+                if parts and alias.asname and isinstance(alias.asname.name, cst.Name):
+                    resolver.bind(alias.asname.name.value, Binding(PATH, ".".join(parts)))
+                elif parts:
+                    resolver.bind(parts[0], Binding(PATH, parts[0]))
+            return False
+
+        def visit_ImportFrom(self, node: cst.ImportFrom) -> bool:
+            parts = dotted_parts(node.module) if node.module is not None and not node.relative else None
+            if not parts or isinstance(node.names, cst.ImportStar):
+                return False
+            for alias in node.names:
+                name_parts = dotted_parts(alias.name)
+                bound = alias.asname.name if alias.asname else alias.name
+                if name_parts and isinstance(bound, cst.Name):
+                    resolver.bind(bound.value, Binding(PATH, ".".join(parts + name_parts[:1])))
+            return False
+
+    module.visit(_Imports())
+
+
+def detect(module: cst.Module, catalog: Catalog) -> list[RawFinding]:
+    detector = Detector(catalog)
+    _prebind_module_imports(detector, module)
+    module.visit(detector)
+    return detector.findings

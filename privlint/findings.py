@@ -1,0 +1,63 @@
+"""A finding, and the words that explain it."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from privlint.catalog import Catalog, Rule
+from privlint.versions import TargetRange
+
+
+@dataclass(frozen=True)
+class Finding:
+    path: str
+    line: int        # 1-based
+    column: int      # 1-based, in characters
+    end_line: int
+    end_column: int
+    code: str
+    api: str
+    message: str
+    severity: str    # "error": some supported torch lacks it; "warning": private but present
+    rule: str = ""   # the catalog rule behind the finding (differs from code for PRV001)
+    fix: dict[str, Any] | None = field(default=None, compare=False)
+
+    def sort_key(self) -> tuple[str, int, int, str]:
+        return (self.path, self.line, self.column, self.code)
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def _short(api: str, rule: Rule) -> str:
+    if rule.kind == "member":
+        return ".".join(api.split(".")[-2:])
+    return api
+
+
+def explain(rule: Rule, api: str, target: TargetRange, catalog: Catalog,
+            gated_by: Rule | None = None) -> tuple[str, str]:
+    """The message and severity of a finding: what is private, which torch has it, what to do."""
+    known = catalog.known_releases
+    name = f"`{_short(api, rule)}`"
+    if rule.kind == "generic":
+        availability, gaps = "not tracked by the catalog", None
+    else:
+        availability = rule.window.describe(known)
+        gaps = rule.window.gaps(target)
+    if gaps:
+        support = f"{gaps}; your project supports {target.describe()}" if target.spec else gaps
+        severity = "error"
+    elif rule.kind == "generic":
+        support = "it may change or vanish in any release"
+        severity = "warning"
+    else:
+        where = f"every torch your project supports ({target.describe()})" if target.spec \
+            else "every torch release the catalog knows"
+        support = f"present in {where}, but private: it may change without notice"
+        severity = "warning"
+    if gated_by is not None:
+        return (f"{name} ({availability}) is chosen by a torch version check: "
+                f"{gated_by.message} {rule.message}", severity)
+    return f"{name} is a private torch API ({availability}): {support}. {rule.message}", severity

@@ -1,0 +1,149 @@
+"""Reading guards: which private members a condition proves present, and what it is.
+
+A guard is the code around a private use that keeps it from running on a build that
+lacks the API. The detector asks this module two things about conditions (`if` tests,
+`and` operands, `assert`s, flags assigned from them) and exception handlers:
+
+* `condition_facts`: the members proven present when the condition is true, and when it
+  is false, and whether it reads the torch version (a version gate, reported separately);
+* `caught_kinds`: whether an `except` clause catches what a missing API raises
+  (`AttributeError` for members, `ImportError` for imports).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Callable
+
+import libcst as cst
+
+from privlint.resolve import CAPFLAG, VERFLAG, Binding, dotted_parts, string_value
+
+ATTRIBUTE, IMPORT = "attribute", "import"
+
+_CATCHES = {
+    "AttributeError": {ATTRIBUTE},
+    "ImportError": {IMPORT},
+    "ModuleNotFoundError": {IMPORT},
+    "Exception": {ATTRIBUTE, IMPORT},
+    "BaseException": {ATTRIBUTE, IMPORT},
+}
+
+# Names of helpers and flags that compare the torch version: is_torch_version(">=", "2.5"),
+# is_torch_min_version("2.10"), TORCH_VERSION, _TORCH_GREATER_EQUAL_2_5, torch_version_at_least...
+_VERSION_WORDS = re.compile(
+    r"version|_ver(\b|_)|greater|less|newer|older|at_?least|_ge(\b|_)|_gt(\b|_)|_le(\b|_)|_lt(\b|_)"
+    r"|\d+_\d+", re.IGNORECASE)
+
+Lookup = Callable[[str], "Binding | None"]
+
+
+@dataclass(frozen=True)
+class Facts:
+    when_true: frozenset[str] = frozenset()
+    when_false: frozenset[str] = frozenset()
+    version: bool = False
+
+    def negated(self) -> "Facts":
+        return Facts(self.when_false, self.when_true, self.version)
+
+
+NO_FACTS = Facts()
+
+
+def _probe_member(node: cst.Call) -> str | None:
+    """`hasattr(x, "_m")`, or `getattr(x, "_m", <default>)`: the member probed, else None."""
+    if not isinstance(node.func, cst.Name) or len(node.args) < 2:
+        return None
+    name = node.func.value
+    if name == "hasattr" or (name == "getattr" and len(node.args) >= 3):
+        return string_value(node.args[1].value)
+    if name == "callable" and len(node.args) == 1:
+        return None
+    return None
+
+
+def _is_none(node: cst.BaseExpression) -> bool:
+    return isinstance(node, cst.Name) and node.value == "None"
+
+
+def is_type_checking(node: cst.BaseExpression) -> bool:
+    parts = dotted_parts(node)
+    return bool(parts) and parts[-1] == "TYPE_CHECKING"
+
+
+def mentions_torch_version(node: cst.BaseExpression, lookup: Lookup) -> bool:
+    """True if the expression reads torch's version (directly, by a helper, or by a flag)."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        parts = dotted_parts(current) if isinstance(current, (cst.Name, cst.Attribute)) else None
+        if parts:
+            if "__version__" in parts:
+                return True
+            if parts[0] != "torch" or len(parts) == 1:
+                binding = lookup(parts[0])
+                if binding is not None and binding.kind == VERFLAG:
+                    return True
+            joined = "_".join(parts)
+            if "torch" in joined.lower() and _VERSION_WORDS.search(joined):
+                return True
+            continue
+        stack.extend(child for child in current.children if isinstance(child, cst.CSTNode))
+    return False
+
+
+def condition_facts(node: cst.BaseExpression, lookup: Lookup) -> Facts:
+    """What holds in each branch of a condition (conservative: unknown proves nothing)."""
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Not):
+        return condition_facts(node.expression, lookup).negated()
+    if isinstance(node, cst.BooleanOperation):
+        left = condition_facts(node.left, lookup)
+        right = condition_facts(node.right, lookup)
+        version = left.version or right.version
+        if isinstance(node.operator, cst.And):
+            return Facts(left.when_true | right.when_true, left.when_false & right.when_false, version)
+        return Facts(left.when_true & right.when_true, left.when_false | right.when_false, version)
+    if isinstance(node, cst.Call):
+        member = _probe_member(node)
+        if member:
+            return Facts(frozenset({member}))
+        if isinstance(node.func, cst.Name) and node.func.value in ("callable", "bool") and node.args:
+            return condition_facts(node.args[0].value, lookup)
+    if isinstance(node, cst.Comparison) and len(node.comparisons) == 1:
+        target = node.comparisons[0]
+        if isinstance(node.left, cst.Call) and _is_none(target.comparator):
+            member = _probe_member(node.left)
+            if member and isinstance(target.operator, cst.IsNot):
+                return Facts(frozenset({member}))
+            if member and isinstance(target.operator, cst.Is):
+                return Facts(frozenset(), frozenset({member}))
+    if isinstance(node, cst.Name):
+        binding = lookup(node.value)
+        if binding is not None and binding.kind == CAPFLAG:
+            return Facts(binding.members)
+    return Facts(version=mentions_torch_version(node, lookup))
+
+
+def caught_kinds(handler_type: cst.BaseExpression | None) -> frozenset[str]:
+    """What a missing API raises that this `except` clause catches."""
+    if handler_type is None:
+        return frozenset({ATTRIBUTE, IMPORT})
+    if isinstance(handler_type, cst.Tuple):
+        kinds: set[str] = set()
+        for element in handler_type.elements:
+            kinds |= caught_kinds(element.value)
+        return frozenset(kinds)
+    parts = dotted_parts(handler_type)
+    return frozenset(_CATCHES.get(parts[-1], ())) if parts else frozenset()
+
+
+def ends_in_exit(body: cst.BaseSuite) -> bool:
+    """True if a block always leaves its enclosing block: return, raise, continue, break."""
+    if not body.body:
+        return False
+    last = body.body[-1]
+    if isinstance(last, cst.SimpleStatementLine):
+        last = last.body[-1]
+    return isinstance(last, (cst.Return, cst.Raise, cst.Continue, cst.Break))

@@ -1,0 +1,27 @@
+"""A lossless text prefilter: skip files that cannot hold a finding without parsing them.
+
+Every finding needs one of these in the file's bytes: the word `torch` (imports and
+dotted paths are resolved from torch imports), a distinctive member name that is flagged
+on any receiver, or the name of a tracked type (an unresolved `DeviceMesh` annotation).
+Parsing is the expensive step, so files with none of them are never parsed.
+"""
+
+from __future__ import annotations
+
+import re
+
+from privlint.catalog import Catalog
+
+
+def needles(catalog: Catalog) -> list[str]:
+    words = {"torch"}
+    for rule in catalog.rules:
+        if rule.kind == "member" and rule.distinctive:
+            words.add(rule.member)
+    for name in catalog.types:
+        words.add(name.rsplit(".", 1)[-1])
+    return sorted(words)
+
+
+def build(catalog: Catalog) -> "re.Pattern[bytes]":
+    return re.compile(b"|".join(re.escape(word.encode()) for word in needles(catalog)))

@@ -1,0 +1,276 @@
+"""Light name resolution: what a name or expression refers to, without libcst metadata.
+
+libcst's QualifiedNameProvider and ScopeProvider cost several times the parse itself
+(see the anchors reference), so privlint keeps its own small model instead: a stack of
+scopes mapping names to what they were last bound to, updated in source order by the
+detector as it walks the tree. It knows exactly what the detector needs:
+
+* imports and their aliases, as dotted paths (`dist` -> `torch.distributed`);
+* values of tracked torch types (a `DeviceMesh` from `init_device_mesh(...)`, a subscript
+  of a mesh, an annotated parameter, an element of `list[DeviceMesh]`);
+* values known to be something else (literals, instances of classes defined here),
+  which are never flagged for a same-named member.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from privlint.catalog import Catalog
+
+PATH, INSTANCE, ELEMENTS, FOREIGN, FUNCTION, CAPFLAG, VERFLAG, UNKNOWN = (
+    "path", "instance", "elements", "foreign", "function", "capflag", "verflag", "unknown")
+
+_CONTAINERS = {"list", "List", "Sequence", "MutableSequence", "Iterable", "Iterator", "Collection",
+               "tuple", "Tuple", "set", "Set", "frozenset", "FrozenSet", "AbstractSet", "Generator"}
+_OPTIONAL = {"Optional", "Union", "Annotated", "Final", "ClassVar"}
+_UNTYPED = {"Any", "object"}
+_LITERALS = (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString, cst.Integer, cst.Float,
+             cst.Imaginary, cst.List, cst.Dict, cst.Set, cst.Tuple, cst.ListComp, cst.DictComp,
+             cst.SetComp, cst.GeneratorExp)
+
+
+@dataclass(frozen=True)
+class Binding:
+    kind: str
+    value: str = ""  # a dotted path (PATH), a type name (INSTANCE, ELEMENTS, FOREIGN, FUNCTION)
+    members: frozenset[str] = frozenset()  # CAPFLAG: the members proven present when true
+
+
+UNKNOWN_BINDING = Binding(UNKNOWN)
+
+
+@dataclass
+class ClassInfo:
+    name: str
+    defined: set[str]
+    base_type: str | None
+    attr_types: dict[str, Binding] = field(default_factory=dict)
+
+
+@dataclass
+class Scope:
+    kind: str  # "module", "class", "function", "comprehension"
+    names: dict[str, Binding] = field(default_factory=dict)
+
+
+def dotted_parts(node: cst.BaseExpression) -> list[str] | None:
+    """['torch', 'distributed', '_tensor'] for `torch.distributed._tensor`; None otherwise."""
+    parts: list[str] = []
+    while isinstance(node, cst.Attribute):
+        parts.append(node.attr.value)
+        node = node.value
+    if not isinstance(node, cst.Name):
+        return None
+    parts.append(node.value)
+    parts.reverse()
+    return parts
+
+
+def string_value(node: cst.BaseExpression) -> str | None:
+    if isinstance(node, cst.SimpleString):
+        try:
+            value = node.evaluated_value
+        except Exception:  # noqa: BLE001 - odd prefixes; not a plain string
+            return None
+        return value if isinstance(value, str) else None
+    return None
+
+
+class _ClassMembers(cst.CSTVisitor):
+    """Names a class defines: methods, class attributes, and `self.x = ...` targets."""
+
+    def __init__(self) -> None:
+        self.names: set[str] = set()
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        self.names.add(node.name.value)
+        return True
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        self.names.add(node.name.value)
+        return False  # a nested class's members are its own
+
+    def _target(self, target: cst.BaseExpression) -> None:
+        if isinstance(target, cst.Name):
+            self.names.add(target.value)
+        elif isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) \
+                and target.value.value in ("self", "cls"):
+            self.names.add(target.attr.value)
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            for element in target.elements:
+                self._target(element.value)
+
+    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+        self._target(node.target)
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        self._target(node.target)
+
+
+class Resolver:
+    """The scope stack and the questions asked of it."""
+
+    def __init__(self, catalog: Catalog) -> None:
+        self.catalog = catalog
+        self.scopes: list[Scope] = [Scope("module")]
+        self.classes: list[ClassInfo] = []
+        self._short_types = {name.rsplit(".", 1)[-1]: name for name in catalog.types}
+
+    # -- scopes --------------------------------------------------------------------------
+    def push(self, kind: str) -> None:
+        self.scopes.append(Scope(kind))
+
+    def pop(self) -> None:
+        self.scopes.pop()
+
+    def bind(self, name: str, binding: Binding | None) -> None:
+        self.scopes[-1].names[name] = binding or UNKNOWN_BINDING
+
+    def lookup(self, name: str) -> Binding | None:
+        innermost = self.scopes[-1]
+        for scope in reversed(self.scopes):
+            if scope.kind == "class" and scope is not innermost:
+                continue  # class bodies are not visible from their methods
+            if name in scope.names:
+                return scope.names[name]
+        return None
+
+    # -- classes -------------------------------------------------------------------------
+    def enter_class(self, node: cst.ClassDef) -> None:
+        collector = _ClassMembers()
+        node.body.visit(collector)
+        base_type = None
+        for arg in node.bases:
+            path = self.resolve_path(arg.value)
+            if path and self.catalog.type_info(path):
+                base_type = self.catalog.canonical(path)
+        self.classes.append(ClassInfo(node.name.value, collector.names, base_type))
+        self.push("class")
+
+    def leave_class(self) -> None:
+        self.classes.pop()
+        self.pop()
+
+    def current_class(self) -> ClassInfo | None:
+        return self.classes[-1] if self.classes else None
+
+    # -- resolution ----------------------------------------------------------------------
+    def resolve_path(self, node: cst.BaseExpression) -> str | None:
+        """The dotted path an import-rooted chain names: `dist.group` -> `torch.distributed.group`."""
+        parts = dotted_parts(node)
+        if not parts:
+            return None
+        binding = self.lookup(parts[0])
+        if binding is None or binding.kind != PATH:
+            return None
+        return ".".join([binding.value] + parts[1:])
+
+    def self_member(self, receiver: cst.BaseExpression, member: str) -> Binding | None:
+        """What `self.<member>` is inside a class body: its own member, or a tracked base."""
+        info = self.current_class()
+        if info is None or not (isinstance(receiver, cst.Name) and receiver.value in ("self", "cls")):
+            return None
+        if member in info.defined:
+            return Binding(FOREIGN, info.name)
+        if info.base_type:
+            return Binding(INSTANCE, info.base_type)
+        return UNKNOWN_BINDING
+
+    def infer(self, node: cst.BaseExpression) -> Binding | None:
+        """What an expression evaluates to, as far as the detector cares; None if unknown."""
+        if isinstance(node, cst.Name):
+            binding = self.lookup(node.value)
+            return None if binding is None or binding.kind == UNKNOWN else binding
+        if isinstance(node, _LITERALS):
+            return Binding(FOREIGN, type(node).__name__)
+        if isinstance(node, cst.Attribute):
+            info = self.current_class()
+            if info and isinstance(node.value, cst.Name) and node.value.value in ("self", "cls"):
+                return info.attr_types.get(node.attr.value)
+            path = self.resolve_path(node)
+            return Binding(PATH, path) if path else None
+        if isinstance(node, cst.Call):
+            return self._infer_call(node)
+        if isinstance(node, cst.Subscript):
+            receiver = self.infer(node.value)
+            if receiver and receiver.kind == ELEMENTS:
+                return Binding(INSTANCE, receiver.value)
+            if receiver and receiver.kind == INSTANCE:
+                info = self.catalog.type_info(receiver.value)
+                if info and info.subscript_same_type:
+                    return receiver
+            return None
+        return None
+
+    def _infer_call(self, node: cst.Call) -> Binding | None:
+        func = node.func
+        path = self.resolve_path(func)
+        if path:
+            made = self.catalog.constructed_type(path)
+            return Binding(INSTANCE, made) if made else None
+        if isinstance(func, cst.Name):
+            binding = self.lookup(func.value)
+            if binding and binding.kind == FUNCTION and binding.value:
+                return Binding(INSTANCE, binding.value)
+            if binding and binding.kind == FOREIGN and binding.value.startswith("class "):
+                return Binding(FOREIGN, binding.value[len("class "):])
+            return None
+        if isinstance(func, cst.Attribute):
+            receiver = self.infer(func.value)
+            if receiver and receiver.kind == INSTANCE:
+                info = self.catalog.type_info(receiver.value)
+                if info and func.attr.value in info.same_type_members:
+                    return receiver
+                made = self.catalog.constructed_type(f"{receiver.value}.{func.attr.value}")
+                return Binding(INSTANCE, made) if made else None
+            if receiver and receiver.kind == PATH:
+                made = self.catalog.constructed_type(f"{receiver.value}.{func.attr.value}")
+                return Binding(INSTANCE, made) if made else None
+        return None
+
+    def annotation(self, node: cst.BaseExpression | None) -> Binding | None:
+        """The binding an annotation implies: DeviceMesh, Optional[DeviceMesh], list[DeviceMesh]..."""
+        if node is None:
+            return None
+        text = string_value(node)
+        if text is not None:
+            try:
+                node = cst.parse_expression(text.strip())
+            except Exception:  # noqa: BLE001 - an unparsable string annotation says nothing
+                return None
+        if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.BitOr):
+            sides = [self.annotation(side) for side in (node.left, node.right)
+                     if not (isinstance(side, cst.Name) and side.value == "None")]
+            return sides[0] if len(sides) == 1 or (sides and sides[0] == sides[-1]) else None
+        if isinstance(node, cst.Subscript):
+            head = dotted_parts(node.value)
+            args = [el.slice.value for el in node.slice if isinstance(el.slice, cst.Index)]
+            if not head or not args:
+                return None
+            base = head[-1]
+            if base in _OPTIONAL:
+                inner = [self.annotation(a) for a in args
+                         if not (isinstance(a, cst.Name) and a.value == "None")]
+                inner = [i for i in inner if i is not None] if base == "Union" else inner[:1]
+                return inner[0] if len(inner) == 1 else None
+            if base in _CONTAINERS:
+                element = self.annotation(args[0])
+                if element and element.kind == INSTANCE:
+                    return Binding(ELEMENTS, element.value)
+            return None
+        parts = dotted_parts(node)
+        if not parts or parts[-1] in _UNTYPED or parts == ["None"]:
+            return None
+        path = self.resolve_path(node)
+        if path:
+            canonical = self.catalog.canonical(path)
+            if canonical in self.catalog.types:
+                return Binding(INSTANCE, canonical)
+            return Binding(FOREIGN, canonical)
+        if len(parts) == 1 and parts[0] in self._short_types:
+            # An unresolved `DeviceMesh` (a stub import or a forward reference): take the name.
+            return Binding(INSTANCE, self._short_types[parts[0]])
+        return Binding(FOREIGN, ".".join(parts))
