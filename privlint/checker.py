@@ -61,6 +61,20 @@ def _file_error(ctx: Context, display: str, kind: str, text: str, line: int = 1,
                     "error", rule.code)]
 
 
+def _syntax_error_location(data: bytes, exc) -> tuple[int, int, str]:
+    """Where the syntax error is: CPython's compiler points closer to the cause than libcst."""
+    import ast
+
+    try:
+        compile(data, "<file>", "exec", flags=ast.PyCF_ONLY_AST, dont_inherit=True)
+    except SyntaxError as syntax:
+        return syntax.lineno or 1, syntax.offset or 1, syntax.msg
+    except (ValueError, RecursionError, MemoryError) as other:
+        return 1, 1, str(other)
+    message = exc.message.split(": ", 1)[-1] if ": " in exc.message else exc.message
+    return exc.raw_line, exc.raw_column + 1, f"{message} (libcst's parser)"
+
+
 def check_source(data: bytes, display: str, ctx: Context) -> list[Finding]:
     """All findings for one file's bytes. Never raises for bad input: it becomes a finding."""
     relevant = ctx.relevant.search(data) is not None
@@ -75,8 +89,8 @@ def check_source(data: bytes, display: str, ctx: Context) -> list[Finding]:
     except cst.ParserSyntaxError as exc:
         if not relevant:
             return []  # only files that could hold a finding are privlint's business
-        return _file_error(ctx, display, SYNTAX_ERROR, f"cannot parse: {exc.message}",
-                           exc.raw_line, exc.raw_column + 1)
+        line, column, text = _syntax_error_location(data, exc)
+        return _file_error(ctx, display, SYNTAX_ERROR, f"cannot parse: {text}", line, column)
     except (RecursionError, MemoryError, ValueError, UnicodeError) as exc:
         if not relevant:
             return []

@@ -29,7 +29,7 @@ class Guard:
     probed_public: frozenset[str] = frozenset()  # public members proven absent: a fallback branch
     catches: frozenset[str] = frozenset()     # ATTRIBUTE / IMPORT failures caught around it
     version: bool = False                     # a torch version comparison decides it
-    typing_only: bool = False                 # `if TYPE_CHECKING:`: never runs
+    exempt: bool = False                      # never runs (`if TYPE_CHECKING:`) or is a probe
 
     @classmethod
     def branch(cls, facts: Facts, taken: bool) -> "Guard":
@@ -97,11 +97,12 @@ class Detector(cst.CSTVisitor):
         parts = api.split(".")
         rule_private = [i for i, p in enumerate(rule.api.rstrip("*").split(".")) if is_private(p)]
         start = rule_private[-1] if rule_private and rule.kind != "generic" else 0
-        names = {p for p in parts[start:] if is_private(p)} or {p for p in parts if is_private(p)}
+        # A guard must probe the rule's own private component or something reached through it.
+        names = set(parts[start:]) if start < len(parts) else {p for p in parts if is_private(p)}
         public = rule.replacement.rsplit(".", 1)[-1] if rule.replacement else ""
         gated = False
         for guard in self._guards():
-            if guard.typing_only or names & guard.present or failure in guard.catches:
+            if guard.exempt or names & guard.present or failure in guard.catches:
                 return
             if public and public in guard.probed_public:
                 return
@@ -221,16 +222,20 @@ class Detector(cst.CSTVisitor):
         return True
 
     def visit_Call(self, node: cst.Call) -> bool:
-        if isinstance(node.func, cst.Name) and node.func.value == "getattr" and len(node.args) == 2:
+        name = node.func.value if isinstance(node.func, cst.Name) else ""
+        if name == "getattr" and len(node.args) == 2:
             member = string_value(node.args[1].value)
             if member:
                 self._member_use(node, node.args[0].value, member)
+        elif (name == "hasattr" or name == "getattr") and len(node.args) >= 2:
+            # The object a probe inspects is part of the guard, not a use to report.
+            self._region(node.args[0], Guard(exempt=True))
         return True
 
     # -- guards ----------------------------------------------------------------------------
     def visit_If(self, node: cst.If) -> bool:
         if is_type_checking(node.test):
-            self._region(node.body, Guard(typing_only=True))
+            self._region(node.body, Guard(exempt=True))
             return True
         facts = self._facts(node.test)
         self._region(node.body, Guard.branch(facts, True))

@@ -58,6 +58,6 @@ def explain(rule: Rule, api: str, target: TargetRange, catalog: Catalog,
         support = f"present in {where}, but private: it may change without notice"
         severity = "warning"
     if gated_by is not None:
-        return (f"{name} ({availability}) is chosen by a torch version check: "
-                f"{gated_by.message} {rule.message}", severity)
+        return (f"{name} ({availability}) is selected by a torch version check, not a capability "
+                f"probe. {gated_by.message} {rule.message}", severity)
     return f"{name} is a private torch API ({availability}): {support}. {rule.message}", severity

@@ -1,0 +1,75 @@
+"""The catalog's version windows against a real torch build (the pinned CPU torch 2.13).
+
+For every rule whose window says torch 2.13 has the API, the installed torch must have it;
+for every rule whose window ends before 2.13, it must not. Skipped without torch.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+import pytest
+
+from privlint.catalog import load_catalog
+
+torch = pytest.importorskip("torch")
+
+# C-extension symbols that exist only on CUDA/ROCm builds; the CPU build cannot show them.
+CUDA_ONLY = {"torch._C._host_emptyCache"}
+
+
+def _resolve(path: str):
+    """Import the longest importable module prefix, then walk attributes; None if absent."""
+    parts = path.split(".")
+    for cut in range(len(parts), 0, -1):
+        try:
+            obj = importlib.import_module(".".join(parts[:cut]))
+        except ImportError:
+            continue
+        for name in parts[cut:]:
+            if not hasattr(obj, name):
+                return None
+            obj = getattr(obj, name)
+        return obj
+    return None
+
+
+def _installed_minor() -> tuple[int, int]:
+    major, minor = torch.__version__.split("+")[0].split(".")[:2]
+    return int(major), int(minor)
+
+
+@pytest.fixture(scope="module")
+def mesh():
+    """A real one-rank DeviceMesh (gloo on CPU): members set in __init__ live on instances."""
+    import socket
+
+    import torch.distributed as dist
+    from torch.distributed.device_mesh import init_device_mesh
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    dist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{port}", rank=0, world_size=1)
+    try:
+        yield init_device_mesh("cpu", (1,), mesh_dim_names=("dp",))
+    finally:
+        dist.destroy_process_group()
+
+
+RULES = [r for r in load_catalog().rules
+         if r.kind in ("module", "attribute", "member") and "*" not in r.api and r.api not in CUDA_ONLY]
+
+
+@pytest.mark.parametrize("rule", RULES, ids=[r.code for r in RULES])
+def test_window_matches_installed_torch(rule, mesh):
+    if rule.kind == "member":
+        present = hasattr(mesh, rule.member)
+    else:
+        present = _resolve(rule.api) is not None
+    expected = rule.window.has(_installed_minor())
+    assert present == expected, (
+        f"{rule.code} {rule.api}: catalog says {'present' if expected else 'absent'} in "
+        f"torch {torch.__version__}, the build says {'present' if present else 'absent'}")
+    for alias in rule.aliases:
+        assert (_resolve(alias) is not None) == expected, f"{rule.code} alias {alias}"

@@ -1,0 +1,142 @@
+"""The command line: exit codes, formats, selection, suppression, walking, no writes."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+from conftest import run_privlint, write
+
+UNGUARDED = '''
+from torch.distributed.device_mesh import init_device_mesh
+
+mesh = init_device_mesh("cuda", (8,))
+sub = mesh._unflatten(0, (2, 4), ("rep", "shard"))
+'''
+
+
+def test_exit_codes(project):
+    write(project, "clean.py", "import torch\nprint(torch.ones(1))\n")
+    assert run_privlint("check", "clean.py", cwd=project).returncode == 0
+    write(project, "bad.py", UNGUARDED)
+    result = run_privlint("check", "bad.py", cwd=project)
+    assert result.returncode == 1
+    assert result.stdout.startswith("bad.py:4:7: PRV101 ")
+    assert "Found 1 finding" in result.stdout
+    assert run_privlint("check", "bad.py", "--exit-zero", cwd=project).returncode == 0
+    assert run_privlint("check", "--select", "NOPE1", cwd=project).returncode == 2
+    assert run_privlint("check", "--format", "yaml", cwd=project).returncode == 2
+    assert run_privlint(cwd=project).returncode == 2  # no command
+
+
+def test_version_and_rules(project):
+    result = run_privlint("--version")
+    assert result.returncode == 0 and result.stdout.startswith("privlint ")
+    rules = run_privlint("rules", "--format", "json", cwd=project)
+    rows = {row["code"]: row for row in json.loads(rules.stdout)}
+    assert rows["PRV101"]["api"] == "torch.distributed.device_mesh.DeviceMesh._unflatten"
+    assert rows["PRV101"]["versions"] == "torch 2.10+" and rows["PRV101"]["fixable"] is True
+    assert rows["PRV105"]["versions"] == "torch 2.1–2.7"
+    assert rows["PRV801"]["default"] is False
+    text = run_privlint("rules", cwd=project).stdout
+    assert "PRV101" in text and "torch.distributed._tensor" in text
+
+
+def test_json_shape_and_sorting(project):
+    write(project, "b.py", UNGUARDED)
+    write(project, "a.py", "import torch\nx = torch._C._host_emptyCache()\nimport torch.distributed._tensor\n")
+    result = run_privlint("check", "--format", "json", cwd=project)
+    assert result.returncode == 1
+    data = result.json
+    keys = [(f["path"], f["line"], f["column"]) for f in data["findings"]]
+    assert keys == sorted(keys)
+    assert {"path", "line", "column", "end_line", "end_column", "code", "api", "message",
+            "severity", "fix"} <= set(data["findings"][0])
+    assert data["summary"]["findings"] == 3
+    assert data["summary"]["by_code"] == {"PRV101": 1, "PRV201": 1, "PRV403": 1}
+
+
+def test_select_ignore_and_stable_tier(project):
+    write(project, "m.py", UNGUARDED + "import torch\ntorch._foreach_add_([], 1)\n"
+          "from torch.distributed._tensor import DTensor\n")
+    codes = lambda *args: sorted(f["code"] for f in run_privlint(  # noqa: E731
+        "check", "m.py", "--format", "json", *args, cwd=project).findings)
+    assert codes() == ["PRV101", "PRV201"]
+    assert codes("--select", "PRV1") == ["PRV101"]
+    assert codes("--ignore", "PRV101") == ["PRV201"]
+    assert codes("--ignore", "PRV1", "--extend-select", "PRV101") == ["PRV101", "PRV201"]
+    assert codes("--extend-select", "PRV8") == ["PRV101", "PRV201", "PRV801"]
+    assert codes("--select", "ALL") == ["PRV101", "PRV201"]  # ALL leaves the stable tier off
+
+
+def test_noqa_and_per_file_ignores(project):
+    write(project, "sup.py", '''
+from torch.distributed.device_mesh import DeviceMesh
+
+def f(mesh: DeviceMesh):
+    a = mesh._unflatten(0, (2,), ("a",))  # noqa
+    b = mesh._unflatten(0, (2,), ("a",))  # noqa: PRV101
+    c = mesh._unflatten(0, (2,), ("a",))  # noqa: PRV102
+    d = mesh._unflatten(  # noqa: PRV102, PRV101
+        0, (2,), ("a",))
+    e = mesh._unflatten(
+        0, (2,), ("a",))  # noqa: PRV101
+    f = "# noqa"; g = mesh._unflatten(0, (2,), ("a",))
+    return a, b, c, d, e, f, g
+''')
+    lines = [f["line"] for f in run_privlint("check", "sup.py", "--format", "json", cwd=project).findings]
+    assert lines == [6, 11]
+    (project / "pyproject.toml").write_text(
+        '[tool.privlint]\nper-file-ignores = { "sup.py" = ["PRV1"], "tests/*" = ["PRV2"] }\n')
+    write(project, "tests/t.py", "from torch.distributed._tensor import DTensor\n")
+    result = run_privlint("check", "--format", "json", cwd=project)
+    assert result.returncode == 0, result.stdout
+
+
+def test_target_torch_from_project_dependencies(project):
+    (project / "pyproject.toml").write_text(
+        '[project]\nname = "demo"\ndependencies = ["torch>=2.6,<2.12", "numpy"]\n')
+    write(project, "bad.py", UNGUARDED)
+    finding = run_privlint("check", "--format", "json", cwd=project).findings[0]
+    assert "absent before torch 2.10; your project supports torch>=2.6,<2.12" in finding["message"]
+    assert finding["severity"] == "error"
+    newer = run_privlint("check", "--format", "json", "--target-torch", ">=2.11", cwd=project)
+    finding = newer.findings[0]
+    assert finding["severity"] == "warning"
+    assert "present in every torch your project supports (torch>=2.11)" in finding["message"]
+
+
+def test_walk_respects_gitignore_excludes_and_defaults(project):
+    for rel in ("src/a.py", "src/generated/b.py", ".venv/lib/c.py", "build/d.py", "vendored/e.py",
+                "src/keep.py"):
+        write(project, rel, "from torch.distributed._tensor import DTensor\n")
+    (project / ".gitignore").write_text("generated/\n*.py\n!src/a.py\n!keep.py\n")
+    (project / "pyproject.toml").write_text('[tool.privlint]\nexclude = ["vendored"]\n')
+    paths = sorted(f["path"] for f in run_privlint("check", "--format", "json", cwd=project).findings)
+    assert paths == ["src/a.py", "src/keep.py"]
+    # A file named on the command line is checked even where a walk would skip it.
+    named = run_privlint("check", "build/d.py", "--format", "json", cwd=project)
+    assert [f["path"] for f in named.findings] == ["build/d.py"]
+
+
+def test_check_never_writes(project):
+    paths = [write(project, "bad.py", UNGUARDED), write(project, "broken.py", "import torch\ndef (:\n")]
+    before = {p: (hashlib.sha256(p.read_bytes()).hexdigest(), p.stat().st_mtime_ns) for p in paths}
+    listing = sorted(p.name for p in project.rglob("*"))
+    run_privlint("check", cwd=project)
+    run_privlint("check", "--format", "json", cwd=project)
+    after = {p: (hashlib.sha256(p.read_bytes()).hexdigest(), p.stat().st_mtime_ns) for p in paths}
+    assert before == after
+    assert sorted(p.name for p in project.rglob("*")) == listing
+
+
+def test_unparsable_file_is_a_finding_and_others_still_checked(project):
+    write(project, "a_broken.py", "import torch\n\ndef f(:\n    torch._C._x()\n")
+    write(project, "b_bad.py", UNGUARDED)
+    write(project, "c_unrelated_broken.py", "def f(:\n")
+    result = run_privlint("check", "--format", "json", cwd=project)
+    assert result.returncode == 1
+    found = [(f["path"], f["code"], f["line"]) for f in result.findings]
+    assert found == [("a_broken.py", "PRV002", 3), ("b_bad.py", "PRV101", 4)]
+    missing = run_privlint("check", "nope.py", cwd=project)
+    assert missing.returncode == 1 and "nope.py:1:1: PRV003 cannot check: no such file" in missing.stdout

@@ -1,0 +1,81 @@
+"""Configuration and rule-file errors: exit 2, one line naming the file and the key."""
+
+from __future__ import annotations
+
+import pytest
+
+from conftest import run_privlint, write
+
+GOOD_RULE = '''
+[[rule]]
+code = "PRV950"
+kind = "attribute"
+api = "torch.distributed._mine"
+message = "Use ours."
+invalid = ["import torch\\ntorch.distributed._mine()\\n"]
+valid = ["import torch\\n"]
+'''
+
+
+@pytest.mark.parametrize("config,needle", [
+    ("[tool.privlint]\nselekt = [\"PRV1\"]\n", "key `tool.privlint.selekt`: unknown key"),
+    ("[tool.privlint]\nselect = \"PRV1\"\n", "key `tool.privlint.select`: expected a list of strings"),
+    ("[tool.privlint]\ntarget-torch = 2.6\n", "key `tool.privlint.target-torch`"),
+    ("[tool.privlint]\ntarget-torch = \">=two\"\n", "key `target-torch`"),
+    ("[tool.privlint\nselect = []\n", "malformed TOML"),
+    ("[tool.privlint]\nper-file-ignores = { \"a.py\" = \"PRV1\" }\n", "key `tool.privlint.per-file-ignores`"),
+    ("[tool.privlint]\nignore = [\"XYZ9\"]\n", "unknown rule selector 'XYZ9'"),
+])
+def test_config_errors(project, config, needle):
+    (project / "pyproject.toml").write_text(config)
+    write(project, "a.py", "import torch\n")
+    result = run_privlint("check", cwd=project)
+    assert result.returncode == 2
+    assert "pyproject.toml" in result.stderr and needle in result.stderr, result.stderr
+    assert "Traceback" not in result.stderr
+    assert result.stderr.count("\n") == 1
+
+
+@pytest.mark.parametrize("rule_text,needle", [
+    ("[[rule]\n", "malformed TOML"),
+    (GOOD_RULE.replace('kind = "attribute"', 'kind = "method"'), "key `rule[0].kind`"),
+    (GOOD_RULE.replace('code = "PRV950"', 'code = "X1"'), "key `rule[0].code`"),
+    (GOOD_RULE.replace('code = "PRV950"', 'code = "PRV101"'), "duplicate rule code PRV101"),
+    (GOOD_RULE.replace('message = "Use ours."', 'message = "Use ours."\nfix = "nope"'),
+     "unknown fix template 'nope'"),
+    (GOOD_RULE.replace('message = "Use ours."', 'message = "Use ours."\ncolour = "red"'),
+     "key `rule[0].colour`: unknown key"),
+    (GOOD_RULE.replace('message = "Use ours."', 'message = "Use ours."\nsince = "two"'),
+     "key `rule[0].since`"),
+    (GOOD_RULE.replace('message = "Use ours."', 'message = "Use ours."\ndistinctive = "yes"'),
+     "key `rule[0].distinctive`: expected bool"),
+    (GOOD_RULE.replace('invalid = ["import torch\\ntorch.distributed._mine()\\n"]', ''),
+     "key `rule[0].invalid`"),
+    (GOOD_RULE.replace("torch.distributed._mine", "torch.distributed.mine"), "no private component"),
+])
+def test_rule_file_errors(project, rule_text, needle):
+    (project / "extra.toml").write_text(rule_text)
+    (project / "pyproject.toml").write_text('[tool.privlint]\nextend-rules = ["extra.toml"]\n')
+    write(project, "a.py", "import torch\n")
+    result = run_privlint("check", cwd=project)
+    assert result.returncode == 2, result.stdout
+    assert "extra.toml" in result.stderr and needle in result.stderr, result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_user_rule_file_adds_a_rule_without_python(project):
+    (project / "extra.toml").write_text(GOOD_RULE)
+    (project / "pyproject.toml").write_text('[tool.privlint]\nextend-rules = ["extra.toml"]\n')
+    write(project, "a.py", "import torch\ntorch.distributed._mine()\n")
+    result = run_privlint("check", "--format", "json", cwd=project)
+    assert [(f["code"], f["api"]) for f in result.findings] == [("PRV950", "torch.distributed._mine")]
+    assert "Use ours." in result.findings[0]["message"]
+
+
+def test_explicit_config_file(project):
+    (project / "privlint.toml").write_text('select = ["PRV2"]\n')
+    write(project, "a.py", "import torch.distributed._tensor\nimport torch\ntorch._C._foo()\n")
+    result = run_privlint("check", "a.py", "--config", "privlint.toml", "--format", "json", cwd=project)
+    assert [f["code"] for f in result.findings] == ["PRV201"]
+    missing = run_privlint("check", "--config", "nope.toml", cwd=project)
+    assert missing.returncode == 2 and "nope.toml: config file not found" in missing.stderr
