@@ -308,6 +308,15 @@ mesh = init_device_mesh("cuda", (8,))
 mesh = {"layout": 1}
 mesh._layout
 ''', []),
+    "receiver_constructor_and_annotated_variable": (MESH + '''
+import torch
+
+built = DeviceMesh("cpu", torch.arange(4).reshape(2, 2), mesh_dim_names=("a", "b"))
+built._flatten("ab")
+def f(make):
+    declared: DeviceMesh = make()
+    return declared._layout
+''', [("PRV102", 6), ("PRV111", 9)]),
     "getattr_without_default": (MESH + '''
 def f(mesh: DeviceMesh):
     return getattr(mesh, "_flatten")("x")
