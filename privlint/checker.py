@@ -106,9 +106,10 @@ def check_source(data: bytes, display: str, ctx: Context) -> list[Finding]:
 
 def _place(raw, module, data: bytes, display: str, ctx: Context) -> list[Finding]:
     """Positions, messages, selection and suppression, computed only for files with findings."""
-    from libcst.metadata import MetadataWrapper, PositionProvider
+    from privlint.positions import spans
 
-    positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    ends = {id(item.statement): item.statement.body[-1] for item in raw if item.statement is not None}
+    where = spans(module, [item.node for item in raw] + list(ends.values()))
     comments = noqa.directives(data)
     ignores = per_file_ignores(ctx.settings, display)
     gated_rule = ctx.engine[VERSION_GATED]
@@ -122,16 +123,16 @@ def _place(raw, module, data: bytes, display: str, ctx: Context) -> list[Finding
             if not ctx.selection.enabled(gated_rule.code, gated_rule.default, ignores):
                 continue
             code = gated_rule.code
-        span = positions[item.node]
-        lines = (span.start.line,)
+        line, column, end_line, end_column = where[id(item.node)]
+        lines = (line,)
         if item.statement is not None:
-            lines += (positions[item.statement].end.line,)
+            lines += (where[id(ends[id(item.statement)])][2],)
         if noqa.is_suppressed(comments, lines, (code, rule.code)):
             continue
         message, severity = explain(rule, item.api, ctx.target, ctx.catalog,
                                     gated_rule if item.version_gated else None)
-        findings.append(Finding(display, span.start.line, span.start.column + 1, span.end.line,
-                                span.end.column + 1, code, item.api, message, severity, rule.code))
+        findings.append(Finding(display, line, column + 1, end_line, end_column + 1,
+                                code, item.api, message, severity, rule.code))
     return findings
 
 

@@ -14,6 +14,7 @@ import libcst as cst
 from privlint.catalog import Catalog, Rule, is_private
 from privlint.guards import (ATTRIBUTE, IMPORT, Facts, caught_kinds, condition_facts,
                              ends_in_exit, is_type_checking, mentions_torch_version)
+from privlint.walk import walk
 from privlint.resolve import (CAPFLAG, ELEMENTS, FOREIGN, FUNCTION, INSTANCE, PATH, UNKNOWN,
                               VERFLAG, Binding, Resolver, dotted_parts, string_value)
 
@@ -472,11 +473,11 @@ def _prebind_module_imports(detector: Detector, module: cst.Module) -> None:
                     resolver.bind(bound.value, Binding(PATH, ".".join(parts + name_parts[:1])))
             return False
 
-    module.visit(_Imports())
+    walk(module, _Imports())
 
 
 def detect(module: cst.Module, catalog: Catalog) -> list[RawFinding]:
     detector = Detector(catalog)
     _prebind_module_imports(detector, module)
-    module.visit(detector)
+    walk(module, detector)
     return detector.findings

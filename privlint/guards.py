@@ -18,6 +18,7 @@ from typing import Callable
 
 import libcst as cst
 
+from privlint.walk import children
 from privlint.resolve import CAPFLAG, VERFLAG, Binding, dotted_parts, string_value
 
 ATTRIBUTE, IMPORT = "attribute", "import"
@@ -90,7 +91,7 @@ def mentions_torch_version(node: cst.BaseExpression, lookup: Lookup) -> bool:
             if "torch" in joined.lower() and _VERSION_WORDS.search(joined):
                 return True
             continue
-        stack.extend(child for child in current.children if isinstance(child, cst.CSTNode))
+        stack.extend(children(current))
     return False
 
 

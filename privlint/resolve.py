@@ -14,11 +14,13 @@ detector as it walks the tree. It knows exactly what the detector needs:
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 
 import libcst as cst
 
 from privlint.catalog import Catalog
+from privlint.walk import walk
 
 PATH, INSTANCE, ELEMENTS, FOREIGN, FUNCTION, CAPFLAG, VERFLAG, UNKNOWN = (
     "path", "instance", "elements", "foreign", "function", "capflag", "verflag", "unknown")
@@ -77,6 +79,14 @@ def string_value(node: cst.BaseExpression) -> str | None:
             return None
         return value if isinstance(value, str) else None
     return None
+
+
+@functools.lru_cache(maxsize=1024)
+def _parse_annotation(text: str) -> cst.BaseExpression | None:
+    try:
+        return cst.parse_expression(text)
+    except Exception:  # noqa: BLE001 - an unparsable string annotation says nothing
+        return None
 
 
 class _ClassMembers(cst.CSTVisitor):
@@ -141,7 +151,7 @@ class Resolver:
     # -- classes -------------------------------------------------------------------------
     def enter_class(self, node: cst.ClassDef) -> None:
         collector = _ClassMembers()
-        node.body.visit(collector)
+        walk(node.body, collector)
         base_type = None
         for arg in node.bases:
             path = self.resolve_path(arg.value)
@@ -237,9 +247,8 @@ class Resolver:
             return None
         text = string_value(node)
         if text is not None:
-            try:
-                node = cst.parse_expression(text.strip())
-            except Exception:  # noqa: BLE001 - an unparsable string annotation says nothing
+            node = _parse_annotation(text.strip())
+            if node is None:
                 return None
         if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.BitOr):
             sides = [self.annotation(side) for side in (node.left, node.right)

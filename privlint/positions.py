@@ -1,0 +1,72 @@
+"""Line and column of a few nodes, from one plain code generation of the module.
+
+libcst's PositionProvider records a position for every node of the tree and costs several
+times the parse itself; privlint needs positions only for the handful of nodes it reports,
+in files that have findings. This marks the wanted nodes during an ordinary codegen and
+turns token offsets into 1-based lines and 0-based character columns afterwards.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import libcst as cst
+from libcst._nodes.internal import CodegenState
+
+Span = tuple[int, int, int, int]  # start line, start column, end line, end column
+
+
+@dataclass
+class _MarkingState(CodegenState):
+    marks: dict[int, list[int]] = field(default_factory=dict)
+
+    def before_codegen(self, node: cst.CSTNode) -> None:
+        slot = self.marks.get(id(node))
+        if slot is not None:
+            slot[0] = len(self.tokens)
+
+    def after_codegen(self, node: cst.CSTNode) -> None:
+        slot = self.marks.get(id(node))
+        if slot is not None:
+            slot[1] = len(self.tokens)
+
+
+def spans(module: cst.Module, nodes: list[cst.CSTNode]) -> dict[int, Span]:
+    """id(node) -> (line, column, end_line, end_column) for each node, like PositionProvider."""
+    state = _MarkingState(default_indent=module.default_indent,
+                          default_newline=module.default_newline,
+                          marks={id(node): [-1, -1] for node in nodes})
+    module._codegen(state)
+    tokens = state.tokens
+    wanted: dict[int, list[tuple[int, int, bool]]] = {}  # token index -> (node id, slot, is_end)
+    parens = {id(node): len(node.lpar) if isinstance(getattr(node, "lpar", None), (list, tuple))
+              else 0 for node in nodes}  # an expression's own parentheses, not an import's
+    for key, (start, end) in state.marks.items():
+        # Leading and trailing layout, enclosing parentheses, and an alias's trailing comma are
+        # not part of the node's syntactic span (PositionProvider's convention).
+        opened = closed = parens[key]
+        while start < end and (not tokens[start].strip() or (opened and tokens[start] == "(")):
+            opened -= tokens[start] == "("
+            start += 1
+        while end > start and (tokens[end - 1].strip() in ("", ",")
+                               or (closed and tokens[end - 1] == ")")):
+            closed -= tokens[end - 1] == ")"
+            end -= 1
+        wanted.setdefault(start, []).append((key, 0, False))
+        wanted.setdefault(end, []).append((key, 1, True))
+    found: dict[int, list[int]] = {key: [0, 0, 0, 0] for key in state.marks}
+    line, column = 1, 0
+    for index in range(len(tokens) + 1):
+        for key, slot, _ in wanted.get(index, ()):
+            found[key][slot * 2] = line
+            found[key][slot * 2 + 1] = column
+        if index == len(tokens):
+            break
+        token = tokens[index]
+        newlines = token.count("\n")
+        if newlines:
+            line += newlines
+            column = len(token) - token.rfind("\n") - 1
+        else:
+            column += len(token)
+    return {key: tuple(value) for key, value in found.items()}  # type: ignore[misc]
