@@ -55,6 +55,9 @@ class Rule:
     returns: str = ""
     valid: tuple[str, ...] = ()
     invalid: tuple[str, ...] = ()
+    replacement_since: Minor | None = None
+    replacement_form: str = "callee"  # "callee": swap the name; "value": `x()` becomes `public`
+    public_names: tuple[str, ...] = ()  # names the public home has (import-probe safety)
 
     @property
     def window(self) -> Window:
@@ -94,10 +97,13 @@ _RULE_KEYS = {
     "code": str, "kind": str, "name": str, "message": str, "api": str, "aliases": list,
     "since": str, "until": str, "replacement": str, "equivalent": bool, "distinctive": bool,
     "fix": str, "default": bool, "returns": str, "valid": list, "invalid": list,
+    "replacement-since": str, "replacement-form": str, "public-names": list,
 }
 _TYPE_KEYS = {"name": str, "aliases": list, "constructors": list, "same-type-members": list,
               "subscript-same-type": bool}
-_TEMPLATE_KEYS = {"id": str, "placement": str, "description": str}
+_TEMPLATE_KEYS = {"id": str, "placement": str, "description": str, "statement": str,
+                  "expression": str, "fallback-callee": str, "fallback-args": list,
+                  "fallback-backend-arg": str, "imports": list}
 _TOP_KEYS = {"catalog", "rule", "type", "template"}
 
 
@@ -152,6 +158,10 @@ def _rule_from_table(table: dict[str, Any], index: int, path: str) -> Rule:
         raise RuleError("member rules cannot use wildcards", path=path, key=f"{where}.api")
     if kind != "engine" and not table.get("invalid"):
         raise RuleError("every rule needs at least one `invalid` example", path=path, key=f"{where}.invalid")
+    form = table.get("replacement-form", "callee")
+    if form not in ("callee", "value"):
+        raise RuleError("replacement-form must be \"callee\" or \"value\"", path=path,
+                        key=f"{where}.replacement-form")
     since = _minor(table.get("since"), path, f"{where}.since")
     until = _minor(table.get("until"), path, f"{where}.until")
     if since and until and since > until:
@@ -163,6 +173,8 @@ def _rule_from_table(table: dict[str, Any], index: int, path: str) -> Rule:
         distinctive=table.get("distinctive", False), fix=table.get("fix", ""),
         default=table.get("default", True), returns=table.get("returns", ""),
         valid=tuple(table.get("valid", ())), invalid=tuple(table.get("invalid", ())),
+        replacement_since=_minor(table.get("replacement-since"), path, f"{where}.replacement-since"),
+        replacement_form=form, public_names=tuple(table.get("public-names", ())),
     )
 
 
@@ -303,7 +315,7 @@ def _load_file(path: Path, rules: list[Rule], types: dict[str, TypeInfo],
         )
     for index, table in enumerate(data.get("template", [])):
         where = f"template[{index}]"
-        _check_table(table, _TEMPLATE_KEYS, where, label, extra_ok=True)
+        _check_table(table, _TEMPLATE_KEYS, where, label)
         for required in ("id", "placement"):
             if required not in table:
                 raise RuleError("missing required key", path=label, key=f"{where}.{required}")

@@ -1,4 +1,8 @@
-"""Check one file: read, prefilter, parse, detect, place, suppress. Data in, findings out."""
+"""Check one file: read, prefilter, parse, detect, place, suppress, and (with --fix) rewrite.
+
+Data in, data out: bytes and settings in; findings, and the fixed bytes if any, out.
+Bad input never raises: it becomes a finding (PRV002 unparsable, PRV003 unreadable).
+"""
 
 from __future__ import annotations
 
@@ -9,10 +13,13 @@ from pathlib import Path
 from privlint import noqa, prefilter
 from privlint.catalog import Catalog, Rule
 from privlint.config import Selection, Settings, per_file_ignores
+from privlint.errors import ConfigError
 from privlint.findings import Finding, explain
 from privlint.versions import TargetRange, parse_specifier
 
 VERSION_GATED, SYNTAX_ERROR, IO_ERROR = "version-gated", "syntax-error", "io-error"
+MAX_FIX_PASSES = 8
+RUNTIME_NAMES = ("device_type", "world_size", "rank", "local_rank")
 
 
 @dataclass
@@ -34,7 +41,6 @@ class Context:
             try:
                 minors = parse_specifier(settings.target_torch, known)
             except ValueError as exc:
-                from privlint.errors import ConfigError
                 raise ConfigError(str(exc), path=str(settings.source or "command line"),
                                   key="target-torch") from None
             target = TargetRange(minors, settings.target_label or f"torch{settings.target_torch}")
@@ -44,18 +50,20 @@ class Context:
         return cls(catalog, settings, Selection.from_settings(settings), target,
                    prefilter.build(catalog), use_prefilter, engine)
 
-    def relative(self, path: Path) -> str:
-        try:
-            return path.resolve().relative_to(self.settings.project_root.resolve()).as_posix()
-        except ValueError:
-            return path.as_posix()
+
+@dataclass
+class FileResult:
+    findings: list[Finding]
+    original: bytes = b""
+    fixed: bytes | None = None          # the rewritten file, when fixes changed it
+    applied: list[str] = field(default_factory=list)  # applicability of each applied fix
+    verify_commands: list[str] = field(default_factory=list)
 
 
 def _file_error(ctx: Context, display: str, kind: str, text: str, line: int = 1,
                 column: int = 1) -> list[Finding]:
     rule = ctx.engine[kind]
-    ignores = per_file_ignores(ctx.settings, display)
-    if not ctx.selection.enabled(rule.code, rule.default, ignores):
+    if not ctx.selection.enabled(rule.code, rule.default, per_file_ignores(ctx.settings, display)):
         return []
     return [Finding(display, line, column, line, column, rule.code, "", f"{text}. {rule.message}",
                     "error", rule.code)]
@@ -75,36 +83,26 @@ def _syntax_error_location(data: bytes, exc) -> tuple[int, int, str]:
     return exc.raw_line, exc.raw_column + 1, f"{message} (libcst's parser)"
 
 
-def check_source(data: bytes, display: str, ctx: Context) -> list[Finding]:
-    """All findings for one file's bytes. Never raises for bad input: it becomes a finding."""
-    relevant = ctx.relevant.search(data) is not None
-    if ctx.use_prefilter and not relevant:
-        return []
-    import libcst as cst  # imported here so that `privlint --version` and `rules` stay light
+def _parse(data: bytes, display: str, ctx: Context):
+    """(module, raw findings) or (None, error findings)."""
+    import libcst as cst  # here, so that `privlint --version` and `rules` stay light
 
     from privlint.detect import detect
 
     try:
         module = cst.parse_module(data)
     except cst.ParserSyntaxError as exc:
-        if not relevant:
-            return []  # only files that could hold a finding are privlint's business
         line, column, text = _syntax_error_location(data, exc)
-        return _file_error(ctx, display, SYNTAX_ERROR, f"cannot parse: {text}", line, column)
+        return None, _file_error(ctx, display, SYNTAX_ERROR, f"cannot parse: {text}", line, column)
     except (RecursionError, MemoryError, ValueError, UnicodeError) as exc:
-        if not relevant:
-            return []
-        return _file_error(ctx, display, SYNTAX_ERROR, f"cannot parse: {type(exc).__name__}: {exc}")
+        return None, _file_error(ctx, display, SYNTAX_ERROR, f"cannot parse: {type(exc).__name__}: {exc}")
     try:
-        raw = detect(module, ctx.catalog)
+        return module, detect(module, ctx.catalog)
     except RecursionError:
-        return _file_error(ctx, display, SYNTAX_ERROR, "cannot analyse: nesting too deep")
-    if not raw:
-        return []
-    return _place(raw, module, data, display, ctx)
+        return None, _file_error(ctx, display, SYNTAX_ERROR, "cannot analyse: nesting too deep")
 
 
-def _place(raw, module, data: bytes, display: str, ctx: Context) -> list[Finding]:
+def _place(raw, module, data: bytes, display: str, ctx: Context) -> list[tuple[object, Finding]]:
     """Positions, messages, selection and suppression, computed only for files with findings."""
     from privlint.positions import spans
 
@@ -113,7 +111,7 @@ def _place(raw, module, data: bytes, display: str, ctx: Context) -> list[Finding
     comments = noqa.directives(data)
     ignores = per_file_ignores(ctx.settings, display)
     gated_rule = ctx.engine[VERSION_GATED]
-    findings = []
+    placed = []
     for item in raw:
         rule: Rule = item.rule
         if not ctx.selection.enabled(rule.code, rule.default, ignores):
@@ -131,14 +129,108 @@ def _place(raw, module, data: bytes, display: str, ctx: Context) -> list[Finding
             continue
         message, severity = explain(rule, item.api, ctx.target, ctx.catalog,
                                     gated_rule if item.version_gated else None)
-        findings.append(Finding(display, line, column + 1, end_line, end_column + 1,
-                                code, item.api, message, severity, rule.code))
-    return findings
+        placed.append((item, Finding(display, line, column + 1, end_line, end_column + 1,
+                                     code, item.api, message, severity, rule.code)))
+    return placed
 
 
-def check_path(path: Path, display: str, ctx: Context) -> list[Finding]:
+def _with_plans(placed, module, ctx: Context):
+    """Attach a fix plan to each finding (version-gated uses get none: a human must choose)."""
+    from privlint.fixes import FileFacts, plan
+
+    facts = FileFacts.of(module)
+    out = []
+    for item, finding in placed:
+        result = plan(item, facts, ctx.catalog, ctx.target) if not item.version_gated else None
+        fix = result.fix if result is not None else None
+        if fix is not None:
+            finding.fix = {"applicability": fix.applicability, "description": fix.description}
+        elif result is not None and result.note:
+            finding = Finding(**{**finding.__dict__, "message": f"{finding.message} ({result.note}.)"})
+        out.append((finding, fix))
+    return out
+
+
+def verify_command(display: str, function) -> str | None:
+    """The `privlint verify` call that exercises a rewritten function."""
+    if function is None:
+        return None
+    params = [p.name.value for p in function.params.params + function.params.kwonly_params]
+    if params and params[0] in ("self", "cls"):
+        return None
+    arguments = ", ".join(params)
+    unknown = [p for p in params if p not in RUNTIME_NAMES]
+    hint = f"  # give {', '.join(unknown)} a value" if unknown else ""
+    return f"privlint verify {display} --call '{function.name.value}({arguments})' --nproc 4{hint}"
+
+
+def check_source(data: bytes, display: str, ctx: Context, fix: str | None = None) -> FileResult:
+    """Findings for one file's bytes; with fix="safe"/"unsafe", also the rewritten bytes."""
+    relevant = ctx.relevant.search(data) is not None
+    if ctx.use_prefilter and not relevant:
+        return FileResult([], data)
+    result = FileResult([], data)
+    current = data
+    for _ in range(MAX_FIX_PASSES):
+        module, raw = _parse(current, display, ctx)
+        if module is None:
+            # Only files that could hold a finding are privlint's business (keeps the prefilter lossless).
+            result.findings = raw if relevant else []
+            return result
+        placed = _place(raw, module, current, display, ctx) if raw else []
+        planned = _with_plans(placed, module, ctx) if placed else []
+        result.findings = [finding for finding, _ in planned]
+        if fix is None:
+            return result
+        chosen, statements = [], set()
+        for finding, plan_fix in planned:
+            if plan_fix is None or (plan_fix.applicability == "unsafe" and fix != "unsafe"):
+                continue
+            if plan_fix.statement_key in statements:
+                continue  # one rewrite per statement per pass; the next pass sees the result
+            statements.add(plan_fix.statement_key)
+            chosen.append(plan_fix)
+        if not chosen:
+            return result
+        rewritten = _rewrite(module, chosen, current)
+        if rewritten is None:
+            return result
+        current = rewritten
+        result.fixed = current
+        result.applied.extend(f.applicability for f in chosen)
+        for plan_fix in chosen:
+            if plan_fix.applicability == "unsafe":
+                command = verify_command(display, plan_fix.verify_function)
+                if command and command not in result.verify_commands:
+                    result.verify_commands.append(command)
+    return result
+
+
+def _rewrite(module, fixes, before: bytes) -> bytes | None:
+    """Apply fixes; None if the result would not parse or compile (never write such a file)."""
+    import libcst as cst
+
+    from privlint.rewrite import apply
+
+    new = apply(module, fixes).bytes
+    try:
+        cst.parse_module(new)
+    except Exception:  # noqa: BLE001 - a template produced bad code: drop the fix, keep the file
+        return None
+    try:
+        compile(before, "<before>", "exec", dont_inherit=True)
+    except (SyntaxError, ValueError):
+        return new  # newer syntax than this Python: libcst's re-parse is the check
+    try:
+        compile(new, "<after>", "exec", dont_inherit=True)
+    except (SyntaxError, ValueError):
+        return None
+    return new
+
+
+def check_path(path: Path, display: str, ctx: Context, fix: str | None = None) -> FileResult:
     try:
         data = path.read_bytes()
     except OSError as exc:
-        return _file_error(ctx, display, IO_ERROR, f"cannot read: {exc.strerror or exc}")
-    return check_source(data, display, ctx)
+        return FileResult(_file_error(ctx, display, IO_ERROR, f"cannot read: {exc.strerror or exc}"))
+    return check_source(data, display, ctx, fix)

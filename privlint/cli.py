@@ -41,6 +41,13 @@ def _parser() -> argparse.ArgumentParser:
                        help="a pyproject.toml or privlint.toml to use instead of discovery")
     check.add_argument("--target-torch", metavar="SPEC",
                        help="the torch releases to support, e.g. '>=2.6' (overrides the config)")
+    check.add_argument("--fix", action="store_true", help="apply safe fixes")
+    check.add_argument("--unsafe-fixes", action="store_true",
+                       help="also apply unsafe fixes (with --fix or --diff); confirm them with verify")
+    check.add_argument("--diff", action="store_true",
+                       help="print the diff --fix would apply and write nothing")
+    check.add_argument("--fix-only", action="store_true",
+                       help="apply fixes and do not report what remains")
     check.add_argument("--no-prefilter", action="store_true", help=argparse.SUPPRESS)
 
     rules = commands.add_parser("rules", help="list the rule catalog")
@@ -70,7 +77,7 @@ def run_check(args: argparse.Namespace) -> int:
     from privlint.config import validate_selectors
     from privlint.discover import discover
     from privlint.findings import Finding
-    from privlint.report import write_json, write_text
+    from privlint.report import write_diffs, write_fix_summary, write_json, write_text
 
     paths = args.paths or [Path(".")]
     settings, catalog = _load(args, paths[0])
@@ -83,19 +90,54 @@ def run_check(args: argparse.Namespace) -> int:
     validate_selectors(settings, set(catalog.by_code), {})
     ctx = Context.build(catalog, settings, use_prefilter=not args.no_prefilter)
     files, missing = discover(paths, settings.project_root, settings.exclude)
+    fixing = args.fix or args.fix_only or args.diff
+    mode = ("unsafe" if args.unsafe_fixes else "safe") if fixing else None
     findings: list[Finding] = []
     io_rule = ctx.engine[IO_ERROR]
     for item in missing:
         findings.append(Finding(_display(item.path), 1, 1, 1, 1, io_rule.code, "",
                                 f"cannot check: {item.reason}", "error", io_rule.code))
+    results = []
     for path in files:
-        findings.extend(check_path(path, _display(path), ctx))
+        result = check_path(path, _display(path), ctx, mode)
+        findings.extend(result.findings)
+        if result.fixed is not None:
+            results.append((path, _display(path), result))
     findings.sort(key=Finding.sort_key)
-    writer = write_json if args.format == "json" else write_text
-    writer(findings, len(files), sys.stdout)
+    if args.diff:
+        write_diffs(results, sys.stdout)
+        return EXIT_FINDINGS if results else EXIT_CLEAN
+    failures = _write_fixes(results) if fixing else []
+    for path, reason in failures:
+        findings.append(Finding(path, 1, 1, 1, 1, io_rule.code, "",
+                                f"fix not written: {reason}", "error", io_rule.code))
+    if not args.fix_only:
+        writer = write_json if args.format == "json" else write_text
+        writer(findings, len(files), sys.stdout)
+    if fixing:
+        write_fix_summary(results, failures, findings, sys.stderr if args.format == "json"
+                          else sys.stdout)
+    if args.fix_only:
+        return EXIT_ERROR if failures else EXIT_CLEAN
     if findings and not args.exit_zero:
         return EXIT_FINDINGS
     return EXIT_CLEAN
+
+
+def _write_fixes(results) -> list[tuple[str, str]]:
+    from privlint.writer import ChangedOnDisk, write_atomic
+
+    failures = []
+    for path, display, result in results:
+        try:
+            write_atomic(path, result.original, result.fixed)
+        except ChangedOnDisk:
+            failures.append((display, "the file changed on disk while privlint was fixing it"))
+            result.fixed = None
+        except OSError as exc:
+            failures.append((display, exc.strerror or str(exc)))
+            result.fixed = None
+    return failures
 
 
 def run_rules(args: argparse.Namespace) -> int:

@@ -47,6 +47,7 @@ class RawFinding:
     version_gated: bool
     statement: cst.CSTNode | None
     in_lambda_or_comprehension: bool = False
+    context: dict = field(default_factory=dict)  # what a fix needs: receiver, call, import...
 
 
 class Detector(cst.CSTVisitor):
@@ -61,6 +62,8 @@ class Detector(cst.CSTVisitor):
         self._statements: list[cst.CSTNode] = []
         self._handled_imports: list[tuple[str, str]] = []  # (private path imported, rule code)
         self._expression_scopes = 0
+        self._calls: dict[int, cst.Call] = {}  # id(callee) -> the call, for fixes
+        self._functions: list[cst.FunctionDef] = []
 
     # -- regions and blocks ----------------------------------------------------------------
     def _region(self, node: cst.CSTNode | None, guard: Guard) -> None:
@@ -94,7 +97,7 @@ class Detector(cst.CSTVisitor):
         return condition_facts(node, self.resolver.lookup)
 
     # -- reporting -------------------------------------------------------------------------
-    def _report(self, node: cst.CSTNode, rule: Rule, api: str, failure: str) -> None:
+    def _report(self, node: cst.CSTNode, rule: Rule, api: str, failure: str, **context) -> None:
         parts = api.split(".")
         rule_private = [i for i, p in enumerate(rule.api.rstrip("*").split(".")) if is_private(p)]
         start = rule_private[-1] if rule_private and rule.kind != "generic" else 0
@@ -109,8 +112,10 @@ class Detector(cst.CSTVisitor):
                 return
             gated = gated or guard.version
         statement = self._statements[-1] if self._statements else None
+        context.setdefault("call", self._calls.get(id(node)))
+        context.setdefault("function", self._functions[-1] if self._functions else None)
         self.findings.append(RawFinding(node, rule, api, gated, statement,
-                                        self._expression_scopes > 0))
+                                        self._expression_scopes > 0, context))
 
     def _already_handled(self, path: str, rule: Rule) -> bool:
         for prefix, code in self._handled_imports:
@@ -127,9 +132,10 @@ class Detector(cst.CSTVisitor):
             return
         rule, api = matched
         self._handled_imports.append((path, rule.code))
-        self._report(node, rule, api, IMPORT)
+        self._report(node, rule, api, IMPORT, statement_node=self._import_statement)
 
     def visit_Import(self, node: cst.Import) -> bool:
+        self._import_statement = node
         for alias in node.names:
             parts = dotted_parts(alias.name)
             if not parts:
@@ -143,6 +149,7 @@ class Detector(cst.CSTVisitor):
         return False
 
     def visit_ImportFrom(self, node: cst.ImportFrom) -> bool:
+        self._import_statement = node
         parts = dotted_parts(node.module) if node.module is not None and not node.relative else None
         names = [] if isinstance(node.names, cst.ImportStar) else list(node.names)
         if not parts:
@@ -171,12 +178,15 @@ class Detector(cst.CSTVisitor):
             if module_match is not None and matched[0] is module_match[0]:
                 if not statement_reported:  # one finding per statement for the private module
                     statement_reported = True
-                    self._report(node, module_match[0], module_match[1], IMPORT)
+                    self._report(node, module_match[0], module_match[1], IMPORT,
+                                 statement_node=node, module=module)
                 continue
             self._handled_imports.append((path, matched[0].code))
-            self._report(alias, matched[0], matched[1], IMPORT)
+            self._report(alias, matched[0], matched[1], IMPORT, statement_node=node, alias=alias,
+                         module=module)
         if module_match is not None and not names:  # `from torch._x import *`
-            self._report(node, module_match[0], module_match[1], IMPORT)
+            self._report(node, module_match[0], module_match[1], IMPORT, statement_node=node,
+                         star=True)
         return False
 
     # -- uses ------------------------------------------------------------------------------
@@ -186,7 +196,7 @@ class Detector(cst.CSTVisitor):
         matched = self.catalog.match(path)
         if matched is None or self._already_handled(path, matched[0]):
             return
-        self._report(node, matched[0], matched[1], ATTRIBUTE)
+        self._report(node, matched[0], matched[1], ATTRIBUTE, used_path=path)
 
     def _member_use(self, node: cst.CSTNode, receiver: cst.BaseExpression, member: str) -> None:
         if not is_private(member):
@@ -200,17 +210,31 @@ class Detector(cst.CSTVisitor):
         candidates = self.catalog.member_rules(member)
         if not candidates:
             return
+        receiver_context = {"receiver": receiver, "binding": binding,
+                             "local": isinstance(receiver, cst.Name) and binding is not None
+                             and self.resolver.lookup_local(receiver.value) is binding,
+                             "device_fresh": self._device_unchanged(binding)}
         if binding is not None and binding.kind == INSTANCE:
             matched = self.catalog.match(f"{binding.value}.{member}")
             if matched is not None and matched[0].kind == "member":
-                self._report(node, matched[0], matched[1], ATTRIBUTE)
+                self._report(node, matched[0], matched[1], ATTRIBUTE, **receiver_context)
             return
         if binding is not None and binding.kind not in (UNKNOWN,):
             return  # known to be something else: a same-named member of another type
         for rule in candidates:
             if rule.distinctive:
-                self._report(node, rule, rule.api, ATTRIBUTE)
+                self._report(node, rule, rule.api, ATTRIBUTE, **receiver_context)
                 return
+
+    def _device_unchanged(self, binding: Binding | None) -> bool:
+        """True if the device argument of the call that made `binding` still means the same."""
+        if binding is None or binding.origin is None:
+            return False
+        call, device_binding = binding.origin
+        device = call.args[0].value if call.args and call.args[0].keyword is None else None
+        if isinstance(device, cst.SimpleString):
+            return True
+        return isinstance(device, cst.Name) and self.resolver.lookup(device.value) is device_binding
 
     def visit_Attribute(self, node: cst.Attribute) -> bool:
         parts = dotted_parts(node)
@@ -223,6 +247,7 @@ class Detector(cst.CSTVisitor):
         return True
 
     def visit_Call(self, node: cst.Call) -> bool:
+        self._calls[id(node.func)] = node
         name = node.func.value if isinstance(node.func, cst.Name) else ""
         if name == "getattr" and len(node.args) == 2:
             member = string_value(node.args[1].value)
@@ -305,7 +330,12 @@ class Detector(cst.CSTVisitor):
                               cst.Name, cst.Attribute)) \
                 and mentions_torch_version(value, self.resolver.lookup):
             return Binding(VERFLAG)
-        return self.resolver.infer(value)
+        binding = self.resolver.infer(value)
+        if binding is not None and binding.kind == INSTANCE and isinstance(value, cst.Call):
+            device = value.args[0].value if value.args and value.args[0].keyword is None else None
+            device_binding = self.resolver.lookup(device.value) if isinstance(device, cst.Name) else None
+            binding = Binding(INSTANCE, binding.value, origin=(value, device_binding))
+        return binding
 
     def _bind_target(self, target: cst.BaseExpression, binding: Binding | None) -> None:
         if isinstance(target, cst.Name):
@@ -360,6 +390,7 @@ class Detector(cst.CSTVisitor):
         made = returns.value if returns is not None and returns.kind == INSTANCE else ""
         self.resolver.bind(node.name.value, Binding(FUNCTION, made))
         self.resolver.push("function")
+        self._functions.append(node)
         params = node.params
         for param in (*params.posonly_params, *params.params, *params.kwonly_params):
             self.resolver.bind(param.name.value, self.resolver.annotation(
@@ -371,6 +402,7 @@ class Detector(cst.CSTVisitor):
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
         self.resolver.pop()
+        self._functions.pop()
 
     def visit_Lambda(self, node: cst.Lambda) -> bool:
         self._expression_scopes += 1

@@ -9,7 +9,7 @@ from privlint.catalog import Catalog, Rule
 from privlint.versions import TargetRange
 
 
-@dataclass(frozen=True)
+@dataclass
 class Finding:
     path: str
     line: int        # 1-based

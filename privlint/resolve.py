@@ -39,6 +39,8 @@ class Binding:
     kind: str
     value: str = ""  # a dotted path (PATH), a type name (INSTANCE, ELEMENTS, FOREIGN, FUNCTION)
     members: frozenset[str] = frozenset()  # CAPFLAG: the members proven present when true
+    # The constructor call that made an INSTANCE, for fixes that must prove what it is.
+    origin: object = field(default=None, compare=False, hash=False)
 
 
 UNKNOWN_BINDING = Binding(UNKNOWN)
@@ -137,7 +139,20 @@ class Resolver:
         self.scopes.pop()
 
     def bind(self, name: str, binding: Binding | None) -> None:
-        self.scopes[-1].names[name] = binding or UNKNOWN_BINDING
+        # A fresh object per assignment: `lookup(name) is earlier` means "not reassigned since".
+        binding = binding or UNKNOWN_BINDING
+        self.scopes[-1].names[name] = Binding(binding.kind, binding.value, binding.members,
+                                              binding.origin)
+
+    def lookup_local(self, name: str) -> Binding | None:
+        """The binding of `name` in the innermost function (or module) scope only."""
+        for scope in reversed(self.scopes):
+            if scope.kind == "comprehension":
+                if name in scope.names:
+                    return scope.names[name]
+                continue
+            return scope.names.get(name) if scope.kind != "class" else None
+        return None
 
     def lookup(self, name: str) -> Binding | None:
         innermost = self.scopes[-1]
@@ -211,7 +226,7 @@ class Resolver:
             if receiver and receiver.kind == INSTANCE:
                 info = self.catalog.type_info(receiver.value)
                 if info and info.subscript_same_type:
-                    return receiver
+                    return Binding(INSTANCE, receiver.value)  # a slice: not the mesh that was made
             return None
         return None
 
@@ -233,7 +248,7 @@ class Resolver:
             if receiver and receiver.kind == INSTANCE:
                 info = self.catalog.type_info(receiver.value)
                 if info and func.attr.value in info.same_type_members:
-                    return receiver
+                    return Binding(INSTANCE, receiver.value)
                 made = self.catalog.constructed_type(f"{receiver.value}.{func.attr.value}")
                 return Binding(INSTANCE, made) if made else None
             if receiver and receiver.kind == PATH:
