@@ -50,6 +50,28 @@ def _parser() -> argparse.ArgumentParser:
                        help="apply fixes and do not report what remains")
     check.add_argument("--no-prefilter", action="store_true", help=argparse.SUPPRESS)
 
+    probe = commands.add_parser("probe", help="what this torch build has of the catalog (needs torch)")
+    probe.add_argument("--json", action="store_true", help="machine-readable output")
+    probe.add_argument("--config", type=Path, metavar="FILE")
+
+    verify = commands.add_parser(
+        "verify", help="run calls on real ranks with and without the private APIs (needs torch)")
+    verify.add_argument("target", nargs="?", help="a Python file or a dotted module")
+    verify.add_argument("--call", action="append", default=[], metavar="EXPR",
+                        help="an expression to evaluate in TARGET's namespace, with device_type, "
+                             "world_size, rank and local_rank bound (repeatable)")
+    verify.add_argument("--nproc", type=int, help="ranks to start (default: GPU count, or 4 on CPU)")
+    verify.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto")
+    verify.add_argument("--backend", choices=("auto", "gloo", "nccl"), default="auto")
+    verify.add_argument("--hide", action="append", default=[], metavar="API",
+                        help="a dotted private API to hide in run B (default: catalog members TARGET names)")
+    verify.add_argument("--timeout", type=float, default=60.0, metavar="SECONDS",
+                        help="wall-clock limit for the whole run (default 60)")
+    verify.add_argument("--builtin", action="store_true",
+                        help="run the catalog's own recipes: every 2- and 3-D factorisation of the world")
+    verify.add_argument("--json", action="store_true")
+    verify.add_argument("--config", type=Path, metavar="FILE")
+
     rules = commands.add_parser("rules", help="list the rule catalog")
     rules.add_argument("--format", choices=("text", "json"), default="text")
     rules.add_argument("--config", type=Path, metavar="FILE")
@@ -148,10 +170,32 @@ def run_rules(args: argparse.Namespace) -> int:
     return EXIT_CLEAN
 
 
+def run_probe(args: argparse.Namespace) -> int:
+    from privlint.runtime import require_torch
+
+    require_torch()
+    from privlint.runtime.probe import run_probe as probe
+
+    _, catalog = _load(args, Path("."))
+    return probe(catalog, args.json, sys.stdout)
+
+
+def run_verify(args: argparse.Namespace) -> int:
+    from privlint.runtime import require_torch
+
+    require_torch()
+    from privlint.runtime.verify import run_verify as verify
+
+    if args.nproc is not None and args.nproc < 1:
+        raise PrivlintError("--nproc must be at least 1")
+    _, catalog = _load(args, Path("."))
+    return verify(args, catalog, sys.stdout)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
-    handlers = {"check": run_check, "rules": run_rules}
+    handlers = {"check": run_check, "rules": run_rules, "probe": run_probe, "verify": run_verify}
     if args.command not in handlers:
         parser.print_help(sys.stderr)
         return EXIT_ERROR

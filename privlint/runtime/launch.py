@@ -1,0 +1,85 @@
+"""Start the ranks with torch's elastic launcher, bounded by a wall-clock timeout.
+
+The launcher runs in its own process session (`python -m privlint.runtime.launch SPEC`):
+when the deadline passes, the whole session — launcher and every rank — is killed, so a
+hung collective ends in a FAIL and never leaves an orphaned process behind.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass
+class LaunchOutcome:
+    timed_out: bool
+    returncode: int
+    log: str
+    seconds: float
+
+
+def _kill_session(process: subprocess.Popen) -> None:
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        try:
+            os.killpg(process.pid, sig)
+        except ProcessLookupError:
+            return
+        try:
+            process.wait(timeout=5)
+            return
+        except subprocess.TimeoutExpired:
+            continue
+
+
+def launch(spec: dict, nproc: int, timeout: float) -> LaunchOutcome:
+    """Run `nproc` local ranks of worker.main(spec); return when they end or the time is up."""
+    run_dir = Path(spec["run_dir"])
+    spec_path = run_dir / "spec.json"
+    spec_path.write_text(json.dumps(spec))
+    log_path = run_dir / "launcher.log"
+    start = time.monotonic()
+    with open(log_path, "wb") as log:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "privlint.runtime.launch", str(spec_path), str(nproc)],
+            stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+            env={**os.environ, "PYTHONUNBUFFERED": "1"})
+        try:
+            returncode = process.wait(timeout=timeout)
+            timed_out = False
+        except subprocess.TimeoutExpired:
+            _kill_session(process)
+            returncode, timed_out = -1, True
+    # Children of the launcher share its session: make sure none outlives it.
+    _kill_session(process)
+    return LaunchOutcome(timed_out, returncode, log_path.read_text(errors="replace"),
+                         time.monotonic() - start)
+
+
+def _launcher_main(spec_path: str, nproc: int) -> int:
+    from torch.distributed.elastic.multiprocessing.errors import ChildFailedError
+    from torch.distributed.launcher.api import LaunchConfig, elastic_launch
+
+    from privlint.runtime.worker import main as worker_main
+
+    config = LaunchConfig(
+        min_nodes=1, max_nodes=1, nproc_per_node=nproc, run_id=f"privlint-{uuid.uuid4().hex[:8]}",
+        rdzv_backend="c10d", rdzv_endpoint="127.0.0.1:0", max_restarts=0, monitor_interval=0.1,
+        start_method="spawn")
+    try:
+        elastic_launch(config, worker_main)(spec_path)
+    except ChildFailedError as exc:
+        print(f"privlint: a rank failed: {exc}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(_launcher_main(sys.argv[1], int(sys.argv[2])))

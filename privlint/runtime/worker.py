@@ -1,0 +1,145 @@
+"""One rank of `privlint verify`: run each call as is (A) and with private APIs hidden (B).
+
+Started by torch's elastic launcher (launch.py), or directly by `torchrun ... -m privlint
+verify` on each node. Writes its progress and results to files in the run directory as it
+goes, so that a rank that hangs or dies can still be named with the step it was in.
+"""
+
+from __future__ import annotations
+
+import datetime
+import importlib
+import importlib.util
+import json
+import os
+import sys
+import traceback
+from pathlib import Path
+from typing import Any
+
+
+def _load_target(target: str):
+    path = Path(target)
+    if path.suffix == ".py" or path.exists():
+        spec = importlib.util.spec_from_file_location("privlint_verify_target", path)
+        if spec is None or spec.loader is None:
+            raise ImportError(f"cannot load {target}")
+        module = importlib.util.module_from_spec(spec)
+        sys.modules["privlint_verify_target"] = module
+        sys.path.insert(0, str(path.resolve().parent))
+        spec.loader.exec_module(module)
+        return module
+    return importlib.import_module(target)
+
+
+def _group_count() -> int | None:
+    try:
+        from torch.distributed import distributed_c10d
+
+        return len(distributed_c10d._world.pg_map)  # private, read only for a warning
+    except Exception:  # noqa: BLE001
+        return None
+
+
+class Recorder:
+    def __init__(self, run_dir: Path, rank: int) -> None:
+        self.progress_path = run_dir / f"progress.{rank}"
+        self.result_path = run_dir / f"result.{rank}.json"
+        self.data: dict[str, Any] = {"rank": rank, "calls": []}
+
+    def progress(self, step: str) -> None:
+        self.progress_path.write_text(step)
+
+    def save(self) -> None:
+        temporary = self.result_path.with_suffix(".tmp")
+        temporary.write_text(json.dumps(self.data, default=str))
+        os.replace(temporary, self.result_path)
+
+
+def _variant(label: str, expr: str, namespace: dict, hide: list[str] | None, rank: int,
+             device: str, recorder: Recorder, call_label: str) -> dict[str, Any]:
+    from privlint.runtime.hide import hidden
+    from privlint.runtime.meshcheck import describe, find_meshes
+
+    outcome: dict[str, Any] = {"ran": False, "meshes": {}, "error": None, "hidden": []}
+    before = _group_count()
+    recorder.progress(f"{call_label} {label}: evaluating")
+    try:
+        if hide is None:
+            value = eval(expr, dict(namespace))  # noqa: S307 - the user's own expression
+        else:
+            with hidden(hide) as removed:
+                outcome["hidden"] = removed
+                value = eval(expr, dict(namespace))  # noqa: S307
+        outcome["ran"] = True
+        for path, mesh in find_meshes(value):
+            outcome["meshes"][path] = describe(mesh, rank, device, recorder.progress,
+                                               f"{call_label} {label} {path}")
+    except Exception as exc:  # noqa: BLE001 - the target's failure is a verdict, not a crash
+        first_line = (str(exc).strip().splitlines() or [""])[0]
+        outcome["error"] = f"{type(exc).__name__}: {first_line[:240]}"
+        outcome["traceback"] = traceback.format_exc(limit=6)
+    after = _group_count()
+    outcome["groups_created"] = None if before is None or after is None else after - before
+    return outcome
+
+
+def run(spec: dict[str, Any], gather: bool = False) -> list[dict] | None:
+    import torch
+    import torch.distributed as dist
+
+    from privlint.runtime.hide import _owner
+
+    rank = int(os.environ["RANK"])
+    local_rank = int(os.environ.get("LOCAL_RANK", rank))
+    world_size = int(os.environ["WORLD_SIZE"])
+    run_dir = Path(spec["run_dir"])
+    recorder = Recorder(run_dir, rank)
+    device = spec["device"]
+    if device == "cuda":
+        torch.cuda.set_device(local_rank)
+    recorder.progress("init_process_group")
+    timeout = datetime.timedelta(seconds=spec["timeout"])
+    dist.init_process_group(spec["backend"], timeout=timeout)
+    tensor_device = f"cuda:{local_rank}" if device == "cuda" else "cpu"
+    try:
+        recorder.progress("importing target")
+        module = _load_target(spec["target"])
+        namespace = dict(vars(module))
+        namespace.update(device_type=device, world_size=world_size, rank=rank, local_rank=local_rank)
+        hide = spec["hide"]
+        lacking = [path for path in hide if _owner(path) is None or
+                   not hasattr(_owner(path)[0], _owner(path)[1])]
+        recorder.data["lacking"] = lacking
+        for index, expr in enumerate(spec["calls"]):
+            call_label = f"call {index + 1}"
+            entry: dict[str, Any] = {"expr": expr}
+            recorder.data["calls"].append(entry)
+            if lacking and len(lacking) == len(hide):
+                entry["A"] = {"ran": False, "skipped": "this build lacks " + ", ".join(lacking),
+                              "meshes": {}, "error": None}
+            else:
+                entry["A"] = _variant("A", expr, namespace, None, rank, tensor_device, recorder,
+                                      call_label)
+            recorder.save()
+            entry["B"] = _variant("B", expr, namespace, hide, rank, tensor_device, recorder,
+                                  call_label)
+            recorder.save()
+        recorder.progress("done")
+        recorder.save()
+        if gather:  # multi-node: hand every rank's results to rank 0
+            gathered: list[Any] = [None] * world_size
+            dist.all_gather_object(gathered, recorder.data)
+            return gathered if rank == 0 else None
+    finally:
+        recorder.save()
+        try:
+            dist.destroy_process_group()
+        except Exception:  # noqa: BLE001
+            pass
+    return None
+
+
+def main(spec_path: str) -> None:
+    """The elastic launcher's entry point (importable, picklable)."""
+    run(json.loads(Path(spec_path).read_text()))
