@@ -141,3 +141,35 @@ def test_probe_without_torch_names_the_extra(tmp_path):
                             env={**os.environ, "PYTHONPATH": str(REPO)}, cwd=tmp_path)
     assert result.returncode == 2
     assert "pip install 'privlint[runtime]'" in result.stderr
+
+
+def _gpus() -> int:
+    import torch
+
+    return torch.cuda.device_count() if torch.cuda.is_available() else 0
+
+
+needs_two_gpus = pytest.mark.skipif(_gpus() < 2, reason="needs two GPUs (NCCL)")
+
+
+@needs_two_gpus
+def test_gpu_seed_function_with_nccl(tmp_path):
+    shutil.copyfile(FIXED_SEED, tmp_path / "parallel.py")
+    code, data = verify("parallel.py", "--call", "build_fsdp_meshes(device_type, world_size, 2)",
+                        "--nproc", "2", "--device", "cuda", "--backend", "nccl", cwd=tmp_path)
+    assert code == 0, data["calls"][0]["failures"]
+    assert data["run"]["device"] == "cuda" and data["run"]["backend"] == "nccl"
+
+
+@needs_two_gpus
+def test_gpu_builtin_with_nccl(tmp_path):
+    code, data = verify("--builtin", "--nproc", "2", "--device", "cuda", cwd=tmp_path)
+    assert code == 0, [c["failures"] for c in data["calls"] if c["failures"]]
+    assert len(data["calls"]) == 5  # (1,2) (2,1) (1,1,2) (1,2,1) (2,1,1)
+
+
+@needs_two_gpus
+def test_gpu_fallback_on_a_submesh_fails(tmp_path):
+    code, data = verify(str(VERIFY / "submesh_fallback.py"), "--call", "build(device_type, world_size)",
+                        "--nproc", "2", "--device", "cuda", "--timeout", "60", cwd=tmp_path)
+    assert code == 1
