@@ -6,6 +6,7 @@ Bad input never raises: it becomes a finding (PRV002 unparsable, PRV003 unreadab
 
 from __future__ import annotations
 
+import hashlib
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -129,9 +130,17 @@ def _place(raw, module, data: bytes, display: str, ctx: Context) -> list[tuple[o
             continue
         message, severity = explain(rule, item.api, ctx.target, ctx.catalog,
                                     gated_rule if item.version_gated else None)
+        anchor = item.statement if item.statement is not None else item.node
         placed.append((item, Finding(display, line, column + 1, end_line, end_column + 1,
-                                     code, item.api, message, severity, rule.code)))
+                                     code, item.api, message, severity, rule.code,
+                                     fingerprint=fingerprint(display, code, item.api,
+                                                             module.code_for_node(anchor)))))
     return placed
+
+
+def fingerprint(path: str, code: str, api: str, source: str) -> str:
+    normalised = " ".join(source.split())
+    return hashlib.sha256(f"{path}\0{code}\0{api}\0{normalised}".encode()).hexdigest()[:20]
 
 
 def _with_plans(placed, module, ctx: Context):

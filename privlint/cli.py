@@ -27,14 +27,34 @@ def _parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     check = commands.add_parser("check", help="report private torch API uses that lack a guard")
-    check.add_argument("paths", nargs="*", type=Path, metavar="PATH", help="files or directories (default: .)")
+    check.add_argument("paths", nargs="*", type=Path, metavar="PATH",
+                       help="files or directories (default: .); `-` reads stdin")
     check.add_argument("--select", type=_codes, metavar="CODES",
                        help="comma-separated codes or prefixes to enable (replaces the configured set)")
     check.add_argument("--extend-select", type=_codes, default=[], metavar="CODES",
                        help="codes or prefixes to enable on top of the configured set")
     check.add_argument("--ignore", type=_codes, default=[], metavar="CODES",
                        help="codes or prefixes to disable")
-    check.add_argument("--format", choices=("text", "json"), default="text", help="output format")
+    check.add_argument("--format", choices=("text", "json", "sarif", "github", "junit"),
+                       default="text", help="output format")
+    check.add_argument("--output-file", "-o", type=Path, metavar="PATH",
+                       help="write the report to PATH instead of stdout")
+    check.add_argument("--statistics", action="store_true", help="counts by code instead of findings")
+    check.add_argument("--write-baseline", type=Path, metavar="FILE",
+                       help="record the current findings in FILE (then --baseline FILE)")
+    check.add_argument("--baseline", type=Path, metavar="FILE",
+                       help="report only findings that are not in FILE")
+    check.add_argument("--add-noqa", action="store_true",
+                       help="add `# noqa: CODE` to every line with a finding")
+    check.add_argument("--force-exclude", action="store_true",
+                       help="apply excludes to files named on the command line too (pre-commit)")
+    check.add_argument("--stdin-filename", metavar="PATH",
+                       help="with the path `-`: read the source from stdin and report it as PATH")
+    check.add_argument("--cache-dir", type=Path, metavar="DIR",
+                       help="cache directory (default: .privlint_cache at the project root, "
+                            "or $PRIVLINT_CACHE_DIR)")
+    check.add_argument("-j", "--jobs", type=int, metavar="N",
+                       help="worker processes for parsing (default: the number of cores)")
     check.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
     check.add_argument("--no-cache", action="store_true", help="do not read or write the cache")
     check.add_argument("--config", type=Path, metavar="FILE",
@@ -95,13 +115,15 @@ def _load(args: argparse.Namespace, start: Path):
 
 
 def run_check(args: argparse.Namespace) -> int:
-    from privlint.checker import IO_ERROR, Context, check_path
+    from privlint.checker import IO_ERROR, Context
     from privlint.config import validate_selectors
     from privlint.discover import discover
     from privlint.findings import Finding
-    from privlint.report import write_diffs, write_fix_summary, write_json, write_text
 
-    paths = args.paths or [Path(".")]
+    stdin_mode = args.paths == [Path("-")]
+    if stdin_mode and not args.stdin_filename:
+        raise PrivlintError("reading from stdin (`-`) needs --stdin-filename PATH")
+    paths = [Path(args.stdin_filename)] if stdin_mode else (args.paths or [Path(".")])
     settings, catalog = _load(args, paths[0])
     if args.select is not None:
         settings.select = args.select
@@ -111,39 +133,120 @@ def run_check(args: argparse.Namespace) -> int:
         settings.target_torch, settings.target_label = args.target_torch, f"torch{args.target_torch}"
     validate_selectors(settings, set(catalog.by_code), {})
     ctx = Context.build(catalog, settings, use_prefilter=not args.no_prefilter)
-    files, missing = discover(paths, settings.project_root, settings.exclude)
+    args.project_root = settings.project_root
     fixing = args.fix or args.fix_only or args.diff
     mode = ("unsafe" if args.unsafe_fixes else "safe") if fixing else None
-    findings: list[Finding] = []
+    if stdin_mode:
+        return _check_stdin(args, ctx, mode)
+    files, missing = discover(paths, settings.project_root, settings.exclude, args.force_exclude)
     io_rule = ctx.engine[IO_ERROR]
-    for item in missing:
-        findings.append(Finding(_display(item.path), 1, 1, 1, 1, io_rule.code, "",
-                                f"cannot check: {item.reason}", "error", io_rule.code))
+    findings: list[Finding] = [
+        Finding(_display(item.path), 1, 1, 1, 1, io_rule.code, "", f"cannot check: {item.reason}",
+                "error", io_rule.code) for item in missing]
     results = []
-    for path in files:
-        result = check_path(path, _display(path), ctx, mode)
+    for job, result in _run(args, ctx, files, mode, settings):
         findings.extend(result.findings)
         if result.fixed is not None:
-            results.append((path, _display(path), result))
+            results.append((job.path, job.display, result))
     findings.sort(key=Finding.sort_key)
     if args.diff:
+        from privlint.report import write_diffs
+
         write_diffs(results, sys.stdout)
         return EXIT_FINDINGS if results else EXIT_CLEAN
     failures = _write_fixes(results) if fixing else []
-    for path, reason in failures:
-        findings.append(Finding(path, 1, 1, 1, 1, io_rule.code, "",
+    for display, reason in failures:
+        findings.append(Finding(display, 1, 1, 1, 1, io_rule.code, "",
                                 f"fix not written: {reason}", "error", io_rule.code))
+    if args.add_noqa:
+        from privlint.noqa import add_noqa
+
+        added, failed = add_noqa(findings, Path.cwd())
+        print(f"Added {added} noqa directive{'s' if added != 1 else ''}."
+              + (f" Could not write: {', '.join(failed)}" if failed else ""))
+        return EXIT_ERROR if failed else EXIT_CLEAN
+    if args.write_baseline:
+        from privlint.baseline import write_baseline
+
+        write_baseline(args.write_baseline, findings)
+        print(f"Wrote {len(findings)} finding{'s' if len(findings) != 1 else ''} to {args.write_baseline}.")
+        return EXIT_CLEAN
+    if args.baseline:
+        from privlint.baseline import new_findings, read_baseline
+
+        findings = new_findings(findings, read_baseline(args.baseline))
     if not args.fix_only:
-        writer = write_json if args.format == "json" else write_text
-        writer(findings, len(files), sys.stdout)
+        _report(args, findings, len(files), catalog)
     if fixing:
-        write_fix_summary(results, failures, findings, sys.stderr if args.format == "json"
-                          else sys.stdout)
+        from privlint.report import write_fix_summary
+
+        write_fix_summary(results, failures, findings,
+                          sys.stdout if args.format == "text" and not args.output_file else sys.stderr)
     if args.fix_only:
         return EXIT_ERROR if failures else EXIT_CLEAN
     if findings and not args.exit_zero:
         return EXIT_FINDINGS
     return EXIT_CLEAN
+
+
+def _run(args, ctx, files, mode, settings):
+    import os
+
+    from privlint.cache import Cache
+    from privlint.runner import Job, default_jobs, run_files
+
+    cache = None
+    if not args.no_cache:
+        directory = args.cache_dir or (Path(os.environ["PRIVLINT_CACHE_DIR"])
+                                       if os.environ.get("PRIVLINT_CACHE_DIR")
+                                       else settings.project_root / ".privlint_cache")
+        state = repr((settings.select, sorted(settings.ignore), sorted(settings.extend_select),
+                      sorted(settings.per_file_ignores.items()), settings.target_torch,
+                      ctx.use_prefilter))
+        cache = Cache(directory, Cache.salt_for(ctx.catalog.files, state))
+    jobs = args.jobs if args.jobs else default_jobs()
+    return run_files([Job(p, _display(p)) for p in files], ctx, mode, cache, jobs)
+
+
+def _report(args, findings, files_checked: int, catalog) -> None:
+    from privlint import formats, report
+
+    out = open(args.output_file, "w", encoding="utf-8") if args.output_file else sys.stdout
+    try:
+        if args.statistics:
+            formats.write_statistics(findings, catalog, out)
+        elif args.format == "json":
+            report.write_json(findings, files_checked, out)
+        elif args.format == "sarif":
+            formats.write_sarif(findings, catalog, out, args.project_root)
+        elif args.format == "github":
+            formats.write_github(findings, out)
+        elif args.format == "junit":
+            formats.write_junit(findings, files_checked, out)
+        else:
+            report.write_text(findings, files_checked, out)
+    finally:
+        if out is not sys.stdout:
+            out.close()
+
+
+def _check_stdin(args, ctx, mode) -> int:
+    """Editors' and formatters' habit: source on stdin; with --fix, the fixed source on stdout."""
+    from privlint.checker import check_source
+
+    data = sys.stdin.buffer.read()
+    display = _display(Path(args.stdin_filename))
+    result = check_source(data, display, ctx, mode)
+    if mode is not None:
+        sys.stdout.buffer.write(result.fixed if result.fixed is not None else data)
+        sys.stdout.flush()
+        from privlint.report import write_text
+
+        if result.findings and not args.fix_only:
+            write_text(result.findings, 1, sys.stderr)
+    else:
+        _report(args, result.findings, 1, ctx.catalog)
+    return EXIT_FINDINGS if result.findings and not args.exit_zero and not args.fix_only else EXIT_CLEAN
 
 
 def _write_fixes(results) -> list[tuple[str, str]]:

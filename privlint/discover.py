@@ -39,6 +39,13 @@ def _excluded(relative: str, name: str, patterns: list[str]) -> bool:
     return False
 
 
+def _excluded_anywhere(path: Path, root: Path, patterns: list[str]) -> bool:
+    """--force-exclude: is the named path, or a directory above it, excluded?"""
+    relative = _relative(path, root)
+    parts = relative.split("/")
+    return any(_excluded("/".join(parts[: i + 1]), parts[i], patterns) for i in range(len(parts)))
+
+
 def _relative(path: Path, root: Path) -> str:
     try:
         return path.resolve().relative_to(root).as_posix()
@@ -46,7 +53,8 @@ def _relative(path: Path, root: Path) -> str:
         return path.as_posix()
 
 
-def discover(paths: list[Path], root: Path, exclude: list[str]) -> tuple[list[Path], list[Missing]]:
+def discover(paths: list[Path], root: Path, exclude: list[str],
+             force_exclude: bool = False) -> tuple[list[Path], list[Missing]]:
     """The files to check, in a stable order, and the named paths that could not be used."""
     root = root.resolve()
     patterns = list(DEFAULT_EXCLUDES) + list(exclude)
@@ -54,6 +62,8 @@ def discover(paths: list[Path], root: Path, exclude: list[str]) -> tuple[list[Pa
     missing: list[Missing] = []
     seen: set[Path] = set()
     for given in paths:
+        if force_exclude and given.exists() and _excluded_anywhere(given, root, patterns):
+            continue
         if given.is_file():
             if given.resolve() not in seen:
                 seen.add(given.resolve())

@@ -22,6 +22,8 @@ class Finding:
     severity: str    # "error": some supported torch lacks it; "warning": private but present
     rule: str = ""   # the catalog rule behind the finding (differs from code for PRV001)
     fix: dict[str, Any] | None = field(default=None, compare=False)
+    # Stable across moved lines: path, code, API and the statement's normalised source.
+    fingerprint: str = field(default="", compare=False)
 
     def sort_key(self) -> tuple[str, int, int, str]:
         return (self.path, self.line, self.column, self.code)

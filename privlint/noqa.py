@@ -50,3 +50,46 @@ def is_suppressed(found: Directives, lines: tuple[int, ...], codes: tuple[str, .
             if suppressed is None or any(code in suppressed for code in codes):
                 return True
     return False
+
+
+def add_noqa(findings, cwd) -> tuple[int, list[str]]:
+    """Append `# noqa: CODES` to each finding's line (merging with an existing noqa comment)."""
+    from pathlib import Path
+
+    from privlint.writer import write_atomic
+
+    by_path: dict[str, dict[int, set[str]]] = {}
+    for finding in findings:
+        if finding.code and finding.line:
+            by_path.setdefault(finding.path, {}).setdefault(finding.line, set()).add(finding.code)
+    added, failed = 0, []
+    for display, lines in by_path.items():
+        path = Path(cwd) / display
+        try:
+            original = path.read_bytes()
+        except OSError:
+            failed.append(display)
+            continue
+        rows = original.splitlines(keepends=True)
+        for number, codes in lines.items():
+            if number > len(rows):
+                continue
+            row = rows[number - 1]
+            body = row.rstrip(b"\r\n")
+            ending = row[len(body):]
+            if body.rstrip().endswith(b"\\"):
+                continue  # a comment after a line continuation would break the code
+            existing = _NOQA.search(body.decode("utf-8", "replace"))
+            if existing is not None and existing.group("codes") is None:
+                continue  # a blanket noqa already covers it
+            if existing is not None:
+                codes = codes | {c.upper() for c in re.split(r"[\s,]+", existing.group("codes")) if c}
+                body = body[: body.decode("utf-8", "replace").index(existing.group(0))
+                            if body.isascii() else body.rfind(b"#")].rstrip()
+            rows[number - 1] = body + b"  # noqa: " + ", ".join(sorted(codes)).encode() + ending
+            added += 1
+        try:
+            write_atomic(path, original, b"".join(rows))
+        except OSError:
+            failed.append(display)
+    return added, failed

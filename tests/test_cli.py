@@ -123,11 +123,14 @@ def test_check_never_writes(project):
     paths = [write(project, "bad.py", UNGUARDED), write(project, "broken.py", "import torch\ndef (:\n")]
     before = {p: (hashlib.sha256(p.read_bytes()).hexdigest(), p.stat().st_mtime_ns) for p in paths}
     listing = sorted(p.name for p in project.rglob("*"))
+    run_privlint("check", "--no-cache", cwd=project)
+    assert sorted(p.name for p in project.rglob("*")) == listing  # not even a cache
     run_privlint("check", cwd=project)
     run_privlint("check", "--format", "json", cwd=project)
     after = {p: (hashlib.sha256(p.read_bytes()).hexdigest(), p.stat().st_mtime_ns) for p in paths}
     assert before == after
-    assert sorted(p.name for p in project.rglob("*")) == listing
+    sources = sorted(p.name for p in project.rglob("*") if ".privlint_cache" not in p.parts)
+    assert sources == listing
 
 
 def test_unparsable_file_is_a_finding_and_others_still_checked(project):
