@@ -11,13 +11,14 @@ from __future__ import annotations
 import argparse
 import subprocess
 import sys
+import tarfile
 import zipfile
 from pathlib import Path
 
 SMALL = ["torchtitan==0.3.0", "accelerate==1.15.0"]
 FULL = SMALL + [
-    "transformers==4.57.1", "deepspeed==0.18.2", "megatron-core==0.14.0", "verl==0.6.0",
-    "trl==0.25.1", "diffusers==0.35.2", "torchtune==0.6.1",
+    "transformers==5.24.0", "diffusers==0.42.1", "megatron-core==0.16.1", "verl==0.9.1",
+    "trl==1.16.0", "torchtune==0.6.1", "deepspeed==0.19.8",  # deepspeed ships only an sdist
 ]
 
 
@@ -27,15 +28,21 @@ def build(dest: Path, packages: list[str]) -> Path:
     wheels.mkdir(parents=True, exist_ok=True)
     for requirement in packages:
         name = requirement.split("==")[0].replace("-", "_")
-        if any(wheels.glob(f"{name}-*.whl")):
+        if any(wheels.glob(f"{name}-*")):
             continue
         subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps",
-                        "--only-binary=:all:", "-d", str(wheels), requirement], check=True)
-    for wheel in sorted(wheels.glob("*.whl")):
-        target = src / wheel.name[: -len(".whl")]
-        if not target.exists():
-            with zipfile.ZipFile(wheel) as archive:
+                        "--prefer-binary", "-d", str(wheels), requirement], check=True)
+    for archive_path in sorted(wheels.iterdir()):
+        stem = archive_path.name.removesuffix(".whl").removesuffix(".tar.gz")
+        target = src / stem
+        if target.exists():
+            continue
+        if archive_path.name.endswith(".whl"):
+            with zipfile.ZipFile(archive_path) as archive:
                 archive.extractall(target)
+        elif archive_path.name.endswith(".tar.gz"):
+            with tarfile.open(archive_path) as archive:
+                archive.extractall(target, filter="data")
     return src
 
 
