@@ -89,7 +89,12 @@ def _parse(data: bytes, display: str, ctx: Context):
     import libcst as cst  # here, so that `privlint --version` and `rules` stay light
 
     from privlint.detect import detect
+    from privlint.safety import looks_dangerous, parse_would_fail
 
+    if looks_dangerous(data):
+        reason = parse_would_fail(data)
+        if reason is not None:
+            return None, _file_error(ctx, display, SYNTAX_ERROR, f"cannot parse: {reason}")
     try:
         module = cst.parse_module(data)
     except cst.ParserSyntaxError as exc:
@@ -186,8 +191,12 @@ def check_source(data: bytes, display: str, ctx: Context, fix: str | None = None
             # Only files that could hold a finding are privlint's business (keeps the prefilter lossless).
             result.findings = raw if relevant else []
             return result
-        placed = _place(raw, module, current, display, ctx) if raw else []
-        planned = _with_plans(placed, module, ctx) if placed else []
+        try:
+            placed = _place(raw, module, current, display, ctx) if raw else []
+            planned = _with_plans(placed, module, ctx) if placed else []
+        except RecursionError:
+            result.findings = _file_error(ctx, display, SYNTAX_ERROR, "cannot analyse: nesting too deep")
+            return result
         result.findings = [finding for finding, _ in planned]
         if fix is None:
             return result

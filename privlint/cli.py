@@ -236,7 +236,9 @@ def _check_stdin(args, ctx, mode) -> int:
 
     data = sys.stdin.buffer.read()
     display = _display(Path(args.stdin_filename))
-    result = check_source(data, display, ctx, mode)
+    from privlint.safety import with_big_stack
+
+    result = with_big_stack(check_source, data, display, ctx, mode)
     if mode is not None:
         sys.stdout.buffer.write(result.fixed if result.fixed is not None else data)
         sys.stdout.flush()
@@ -302,6 +304,12 @@ def main(argv: list[str] | None = None) -> int:
     if args.command not in handlers:
         parser.print_help(sys.stderr)
         return EXIT_ERROR
+    import signal
+
+    def _terminate(signum, frame):  # SIGTERM unwinds like Ctrl-C: temporary files are removed
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, _terminate)
     try:
         return handlers[args.command](args)
     except PrivlintError as exc:

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from privlint.cache import Cache
+from privlint.safety import with_big_stack
 from privlint.checker import IO_ERROR, Context, FileResult, _file_error, check_source
 
 MIN_FILES_PER_WORKER = 8  # below this, starting processes costs more than it saves
@@ -32,7 +33,7 @@ def _check_in_worker(item: tuple[str, bytes, str | None]) -> FileResult:
     if os.environ.get("PRIVLINT_TEST_KILL_WORKER") == display:
         os._exit(9)  # lets the test suite prove that a dying worker is survived
     assert _worker_context is not None
-    return check_source(data, display, _worker_context, fix)
+    return with_big_stack(check_source, data, display, _worker_context, fix)
 
 
 @dataclass
@@ -71,7 +72,7 @@ def run_files(jobs_list: list[Job], ctx: Context, fix: str | None, cache: Cache 
         computed = _parallel(pending, jobs_list, ctx, fix, workers)
     for index, data, _ in pending:
         if index not in computed:
-            computed[index] = check_source(data, jobs_list[index].display, ctx, fix)
+            computed[index] = with_big_stack(check_source, data, jobs_list[index].display, ctx, fix)
     for index, data, key in pending:
         result = computed[index]
         result.original = data
