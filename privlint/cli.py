@@ -99,8 +99,11 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _display(path: Path) -> str:
+    """The path as users see it: relative to the working directory, links not followed."""
+    from privlint.discover import real_parent
+
     try:
-        return path.resolve().relative_to(Path.cwd().resolve()).as_posix()
+        return real_parent(path).relative_to(Path.cwd().resolve()).as_posix()
     except ValueError:
         return path.as_posix()
 

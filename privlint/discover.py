@@ -46,9 +46,14 @@ def _excluded_anywhere(path: Path, root: Path, patterns: list[str]) -> bool:
     return any(_excluded("/".join(parts[: i + 1]), parts[i], patterns) for i in range(len(parts)))
 
 
+def real_parent(path: Path) -> Path:
+    """The path with its directories resolved but not its last component (a link stays a link)."""
+    return Path(os.path.realpath(path.parent if str(path.parent) else ".")) / path.name
+
+
 def _relative(path: Path, root: Path) -> str:
     try:
-        return path.resolve().relative_to(root).as_posix()
+        return real_parent(path).relative_to(root).as_posix()
     except ValueError:
         return path.as_posix()
 
@@ -73,11 +78,12 @@ def discover(paths: list[Path], root: Path, exclude: list[str],
             reason = "no such file or directory" if not given.is_symlink() else "dangling symlink"
             missing.append(Missing(given, reason))
             continue
-        files.extend(_walk(given, root, patterns, seen))
+        files.extend(_walk(given, root, patterns, seen, missing))
     return files, missing
 
 
-def _walk(top: Path, root: Path, patterns: list[str], seen: set[Path]) -> list[Path]:
+def _walk(top: Path, root: Path, patterns: list[str], seen: set[Path],
+          missing: list[Missing]) -> list[Path]:
     stack = IgnoreStack()
     top = top.resolve()
     for parent in reversed(top.parents):
@@ -89,7 +95,8 @@ def _walk(top: Path, root: Path, patterns: list[str], seen: set[Path]) -> list[P
         pushed = stack.enter(directory)
         try:
             entries = sorted(os.scandir(directory), key=lambda e: e.name)
-        except OSError:
+        except OSError as exc:
+            missing.append(Missing(directory, f"cannot list directory: {exc.strerror or exc}"))
             entries = []
         for entry in entries:
             path = Path(entry.path)
@@ -97,9 +104,15 @@ def _walk(top: Path, root: Path, patterns: list[str], seen: set[Path]) -> list[P
             try:
                 is_dir = entry.is_dir(follow_symlinks=False)
                 is_file = entry.is_file()  # a link to a file is checked; a link to a dir is not walked
-            except OSError:
+            except OSError as exc:
+                if entry.name.endswith(".py"):
+                    missing.append(Missing(path, exc.strerror or str(exc)))
                 continue
             if _excluded(relative, entry.name, patterns) or stack.ignored(path, is_dir):
+                continue
+            if entry.name.endswith(".py") and entry.is_symlink() and not is_file \
+                    and not os.path.exists(path):
+                missing.append(Missing(path, "dangling symlink"))
                 continue
             if is_dir:
                 visit(path)
