@@ -143,3 +143,13 @@ def test_unparsable_file_is_a_finding_and_others_still_checked(project):
     assert found == [("a_broken.py", "PRV002", 3), ("b_bad.py", "PRV101", 4)]
     missing = run_privlint("check", "nope.py", cwd=project)
     assert missing.returncode == 1 and "nope.py:1:1: PRV003 cannot check: no such file" in missing.stdout
+
+
+def test_version_does_not_import_libcst():
+    import subprocess
+    import sys
+
+    code = ("import sys, privlint.cli as cli\ntry:\n    cli.main(['--version'])\n"
+            "except SystemExit:\n    pass\nprint('libcst' in sys.modules)")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert result.stdout.strip().endswith("False"), result.stdout

@@ -18,10 +18,16 @@ FIXABLE = re.compile(rb"_unflatten|distributed\._tensor|_composable|_dynamo|_get
 
 
 @pytest.fixture(scope="module")
-def corpus(tmp_path_factory):
+def downloaded(tmp_path_factory):
     dest = tmp_path_factory.mktemp("corpus")
     subprocess.run([sys.executable, str(REPO / "bench" / "corpus.py"), "--small", "--dest",
                     str(dest)], check=True, capture_output=True)
+    return dest
+
+
+@pytest.fixture(scope="module")
+def corpus(downloaded):
+    dest = downloaded
     work = dest / "work"
     for path in (dest / "src").rglob("*.py"):
         if FIXABLE.search(path.read_bytes()):
@@ -50,3 +56,14 @@ def test_fix_sweep_on_real_frameworks(corpus):
     report = run_privlint("check", ".", "--format", "json", cwd=corpus)
     assert report.json["summary"]["fixable"] == 0
     assert not [f for f in report.findings if f["code"] == "PRV002"]
+
+
+@pytest.mark.slow
+def test_prefilter_is_lossless_on_a_real_framework(downloaded):
+    accelerate = next((downloaded / "src").glob("accelerate-*"))
+    (accelerate / "pyproject.toml").write_text("[tool.privlint]\n")
+    filtered = run_privlint("check", ".", "--format", "json", "--no-cache", cwd=accelerate)
+    unfiltered = run_privlint("check", ".", "--format", "json", "--no-cache", "--no-prefilter",
+                              cwd=accelerate)
+    assert filtered.json == unfiltered.json
+    assert filtered.json["summary"]["files_checked"] > 80
