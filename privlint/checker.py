@@ -9,7 +9,6 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from privlint import noqa, prefilter
 from privlint.catalog import Catalog, Rule
@@ -244,11 +243,3 @@ def _rewrite(module, fixes, before: bytes) -> bytes | None:
     except (SyntaxError, ValueError):
         return None
     return new
-
-
-def check_path(path: Path, display: str, ctx: Context, fix: str | None = None) -> FileResult:
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        return FileResult(_file_error(ctx, display, IO_ERROR, f"cannot read: {exc.strerror or exc}"))
-    return check_source(data, display, ctx, fix)

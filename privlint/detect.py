@@ -12,31 +12,15 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from privlint.catalog import Catalog, Rule, is_private
-from privlint.guards import (ATTRIBUTE, IMPORT, Facts, caught_kinds, condition_facts,
-                             ends_in_exit, is_type_checking, mentions_torch_version)
+from privlint.guards import (ATTRIBUTE, IMPORT, Facts, Guard, caught_kinds, condition_facts,
+                             ends_in_exit, is_type_checking)
+from privlint.tracking import ScopeTracking, prebind_module_imports
 from privlint.walk import walk
-from privlint.resolve import (CAPFLAG, ELEMENTS, FOREIGN, FUNCTION, INSTANCE, PATH, UNKNOWN,
-                              VERFLAG, Binding, Resolver, dotted_parts, string_value)
+from privlint.resolve import (FOREIGN, INSTANCE, PATH, UNKNOWN,
+                              Binding, Resolver, dotted_parts, string_value)
 
 _BLOCKS = (cst.Module, cst.IndentedBlock, cst.SimpleStatementSuite)
 _COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
-
-
-@dataclass(frozen=True)
-class Guard:
-    """What is known to hold in a region of code."""
-
-    present: frozenset[str] = frozenset()     # members proven present (hasattr & co.)
-    probed_public: frozenset[str] = frozenset()  # public members proven absent: a fallback branch
-    catches: frozenset[str] = frozenset()     # ATTRIBUTE / IMPORT failures caught around it
-    version: bool = False                     # a torch version comparison decides it
-    exempt: bool = False                      # never runs (`if TYPE_CHECKING:`) or is a probe
-
-    @classmethod
-    def branch(cls, facts: Facts, taken: bool) -> "Guard":
-        present = facts.when_true if taken else facts.when_false
-        absent = facts.when_false if taken else facts.when_true
-        return cls(present=present, probed_public=absent, version=facts.version)
 
 
 @dataclass
@@ -50,7 +34,7 @@ class RawFinding:
     context: dict = field(default_factory=dict)  # what a fix needs: receiver, call, import...
 
 
-class Detector(cst.CSTVisitor):
+class Detector(ScopeTracking, cst.CSTVisitor):
     def __init__(self, catalog: Catalog) -> None:
         super().__init__()
         self.catalog = catalog
@@ -321,195 +305,8 @@ class Detector(cst.CSTVisitor):
                 self.resolver.bind(item.asname.name.value, None)
         return True
 
-    # -- bindings --------------------------------------------------------------------------
-    def _value_binding(self, value: cst.BaseExpression) -> Binding | None:
-        facts = self._facts(value)
-        if facts.when_true and not facts.version:
-            return Binding(CAPFLAG, members=facts.when_true)
-        if isinstance(value, (cst.Comparison, cst.Call, cst.BooleanOperation, cst.UnaryOperation,
-                              cst.Name, cst.Attribute)) \
-                and mentions_torch_version(value, self.resolver.lookup):
-            return Binding(VERFLAG)
-        binding = self.resolver.infer(value)
-        if binding is not None and binding.kind == INSTANCE and isinstance(value, cst.Call):
-            device = value.args[0].value if value.args and value.args[0].keyword is None else None
-            device_binding = self.resolver.lookup(device.value) if isinstance(device, cst.Name) else None
-            binding = Binding(INSTANCE, binding.value, origin=(value, device_binding))
-        return binding
-
-    def _bind_target(self, target: cst.BaseExpression, binding: Binding | None) -> None:
-        if isinstance(target, cst.Name):
-            self.resolver.bind(target.value, binding)
-        elif isinstance(target, (cst.Tuple, cst.List)):
-            for element in target.elements:
-                self._bind_target(element.value, None)
-        elif isinstance(target, cst.StarredElement):
-            self._bind_target(target.value, None)
-        elif isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) \
-                and target.value.value in ("self", "cls"):
-            info = self.resolver.current_class()
-            if info is not None and binding is not None and binding.kind == INSTANCE:
-                info.attr_types[target.attr.value] = binding
-
-    def leave_Assign(self, original_node: cst.Assign) -> None:
-        binding = self._value_binding(original_node.value)
-        for target in original_node.targets:
-            self._bind_target(target.target, binding)
-
-    def leave_AnnAssign(self, original_node: cst.AnnAssign) -> None:
-        binding = self.resolver.annotation(original_node.annotation.annotation)
-        if binding is None and original_node.value is not None:
-            binding = self._value_binding(original_node.value)
-        self._bind_target(original_node.target, binding)
-
-    def leave_AugAssign(self, original_node: cst.AugAssign) -> None:
-        self._bind_target(original_node.target, None)
-
-    def leave_NamedExpr(self, original_node: cst.NamedExpr) -> None:
-        self._bind_target(original_node.target, self._value_binding(original_node.value))
-
-    def visit_For(self, node: cst.For) -> bool:
-        self._bind_iteration(node.target, node.iter)
-        return True
-
-    def _bind_iteration(self, target: cst.BaseExpression, iterable: cst.BaseExpression) -> None:
-        source = self.resolver.infer(iterable)
-        if source is not None and source.kind == ELEMENTS:
-            self._bind_target(target, Binding(INSTANCE, source.value))
-        else:
-            self._bind_target(target, None)
-
-    def visit_ExceptHandler(self, node: cst.ExceptHandler) -> bool:
-        if node.name and isinstance(node.name.name, cst.Name):
-            self.resolver.bind(node.name.name.value, None)
-        return True
-
-    # -- scopes ----------------------------------------------------------------------------
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-        returns = self.resolver.annotation(node.returns.annotation) if node.returns else None
-        made = returns.value if returns is not None and returns.kind == INSTANCE else ""
-        self.resolver.bind(node.name.value, Binding(FUNCTION, made))
-        self.resolver.push("function")
-        self._functions.append(node)
-        params = node.params
-        for param in (*params.posonly_params, *params.params, *params.kwonly_params):
-            self.resolver.bind(param.name.value, self.resolver.annotation(
-                param.annotation.annotation if param.annotation else None))
-        for star in (params.star_arg, params.star_kwarg):
-            if isinstance(star, cst.Param):
-                self.resolver.bind(star.name.value, None)
-        return True
-
-    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
-        self.resolver.pop()
-        self._functions.pop()
-
-    def visit_Lambda(self, node: cst.Lambda) -> bool:
-        self._expression_scopes += 1
-        self.resolver.push("function")
-        for param in (*node.params.posonly_params, *node.params.params, *node.params.kwonly_params):
-            self.resolver.bind(param.name.value, None)
-        return True
-
-    def leave_Lambda(self, original_node: cst.Lambda) -> None:
-        self._expression_scopes -= 1
-        self.resolver.pop()
-
-    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
-        self.resolver.bind(node.name.value, Binding(FOREIGN, f"class {node.name.value}"))
-        self.resolver.enter_class(node)
-        return True
-
-    def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
-        self.resolver.leave_class()
-
-    def on_visit_comprehension(self, node: cst.BaseComp) -> None:
-        self._expression_scopes += 1
-        self.resolver.push("comprehension")
-        present: frozenset[str] = frozenset()
-        version = False
-        clause = node.for_in
-        while clause is not None:
-            self._bind_iteration(clause.target, clause.iter)
-            for condition in clause.ifs:
-                facts = self._facts(condition.test)
-                present |= facts.when_true
-                version = version or facts.version
-            clause = clause.inner_for_in
-        if present or version:
-            guard = Guard(present=present, version=version)
-            for part in ((node.key, node.value) if isinstance(node, cst.DictComp) else (node.elt,)):
-                self._region(part, guard)
-
-    def on_leave_comprehension(self) -> None:
-        self._expression_scopes -= 1
-        self.resolver.pop()
-
-    def visit_ListComp(self, node: cst.ListComp) -> bool:
-        self.on_visit_comprehension(node)
-        return True
-
-    def leave_ListComp(self, original_node: cst.ListComp) -> None:
-        self.on_leave_comprehension()
-
-    def visit_SetComp(self, node: cst.SetComp) -> bool:
-        self.on_visit_comprehension(node)
-        return True
-
-    def leave_SetComp(self, original_node: cst.SetComp) -> None:
-        self.on_leave_comprehension()
-
-    def visit_GeneratorExp(self, node: cst.GeneratorExp) -> bool:
-        self.on_visit_comprehension(node)
-        return True
-
-    def leave_GeneratorExp(self, original_node: cst.GeneratorExp) -> None:
-        self.on_leave_comprehension()
-
-    def visit_DictComp(self, node: cst.DictComp) -> bool:
-        self.on_visit_comprehension(node)
-        return True
-
-    def leave_DictComp(self, original_node: cst.DictComp) -> None:
-        self.on_leave_comprehension()
-
-
-def _prebind_module_imports(detector: Detector, module: cst.Module) -> None:
-    """Bind module-level imports first, so functions defined above an import still see it."""
-    resolver = detector.resolver
-
-    class _Imports(cst.CSTVisitor):
-        def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-            return False
-
-        def visit_ClassDef(self, node: cst.ClassDef) -> bool:
-            return False
-
-        def visit_Import(self, node: cst.Import) -> bool:
-            for alias in node.names:
-                parts = dotted_parts(alias.name)
-                if parts and alias.asname and isinstance(alias.asname.name, cst.Name):
-                    resolver.bind(alias.asname.name.value, Binding(PATH, ".".join(parts)))
-                elif parts:
-                    resolver.bind(parts[0], Binding(PATH, parts[0]))
-            return False
-
-        def visit_ImportFrom(self, node: cst.ImportFrom) -> bool:
-            parts = dotted_parts(node.module) if node.module is not None and not node.relative else None
-            if not parts or isinstance(node.names, cst.ImportStar):
-                return False
-            for alias in node.names:
-                name_parts = dotted_parts(alias.name)
-                bound = alias.asname.name if alias.asname else alias.name
-                if name_parts and isinstance(bound, cst.Name):
-                    resolver.bind(bound.value, Binding(PATH, ".".join(parts + name_parts[:1])))
-            return False
-
-    walk(module, _Imports())
-
-
 def detect(module: cst.Module, catalog: Catalog) -> list[RawFinding]:
     detector = Detector(catalog)
-    _prebind_module_imports(detector, module)
+    prebind_module_imports(detector.resolver, module)
     walk(module, detector)
     return detector.findings

@@ -170,7 +170,6 @@ def plan_unflatten(raw: RawFinding, facts: FileFacts, template: dict, target: Ta
     args = _bind_arguments(call, _UNFLATTEN_PARAMS)
     if args is None or not {"dim", "mesh_sizes", "mesh_dim_names"} <= set(args):
         return Plan(None, "no automatic fix: the call's arguments are not all given explicitly")
-    module = facts.module
     reasons: list[str] = []
     origin = _origin_facts(raw)
     if origin is None or not origin[1]:

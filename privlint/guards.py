@@ -148,3 +148,20 @@ def ends_in_exit(body: cst.BaseSuite) -> bool:
     if isinstance(last, cst.SimpleStatementLine):
         last = last.body[-1]
     return isinstance(last, (cst.Return, cst.Raise, cst.Continue, cst.Break))
+
+
+@dataclass(frozen=True)
+class Guard:
+    """What is known to hold in a region of code."""
+
+    present: frozenset[str] = frozenset()     # members proven present (hasattr & co.)
+    probed_public: frozenset[str] = frozenset()  # public members proven absent: a fallback branch
+    catches: frozenset[str] = frozenset()     # ATTRIBUTE / IMPORT failures caught around it
+    version: bool = False                     # a torch version comparison decides it
+    exempt: bool = False                      # never runs (`if TYPE_CHECKING:`) or is a probe
+
+    @classmethod
+    def branch(cls, facts: Facts, taken: bool) -> "Guard":
+        present = facts.when_true if taken else facts.when_false
+        absent = facts.when_false if taken else facts.when_true
+        return cls(present=present, probed_public=absent, version=facts.version)
