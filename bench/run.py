@@ -129,7 +129,8 @@ def main() -> int:
     ]
     for name, (_, count, _) in cases.items():
         base = ruff_subset if "subset" in name else ruff_full
-        ratio = f"{median[name] / base:.1f}×" if count else "—"
+        same_files = count in (len(files), len(torchy))
+        ratio = f"{median[name] / base:.1f}×" if same_files else "—"
         rate = f"{count / median[name]:.0f}" if count else "—"
         note = " (hit the cap)" if capped[name] else ""
         lines.append(f"| {name}{note} | {count} | {median[name]:.2f} | {rate} | {ratio} | {peaks[name]} |")

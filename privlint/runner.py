@@ -1,8 +1,9 @@
 """Check many files: the cache first, then parsing, in worker processes when it pays.
 
-The parent reads each file, answers from the cache and the prefilter, and sends only the
-files that need a parse to a process pool (`-j`). A worker that dies is reported on stderr
-and its files are checked again in the parent, so the results are always complete.
+The parent answers what it can from the cache (a stat) and the prefilter (a read), and
+sends only the files that need a parse to a process pool (`-j`), by path, so no file's
+bytes are held twice. A worker that dies is reported on stderr and its files are checked
+again in the parent, so the results are always complete.
 """
 
 from __future__ import annotations
@@ -15,25 +16,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from privlint.cache import Cache
-from privlint.safety import with_big_stack
 from privlint.checker import IO_ERROR, Context, FileResult, _file_error, check_source
+from privlint.safety import with_big_stack
 
 MIN_FILES_PER_WORKER = 8  # below this, starting processes costs more than it saves
 
 _worker_context: Context | None = None
-
-
-def _init_worker(ctx: Context) -> None:
-    global _worker_context
-    _worker_context = ctx
-
-
-def _check_in_worker(item: tuple[str, bytes, str | None]) -> FileResult:
-    display, data, fix = item
-    if os.environ.get("PRIVLINT_TEST_KILL_WORKER") == display:
-        os._exit(9)  # lets the test suite prove that a dying worker is survived
-    assert _worker_context is not None
-    return with_big_stack(check_source, data, display, _worker_context, fix)
 
 
 @dataclass
@@ -46,39 +34,78 @@ def default_jobs() -> int:
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
 
 
+def _check_file(job: Job, ctx: Context, fix: str | None) -> FileResult:
+    try:
+        data = job.path.read_bytes()
+    except OSError as exc:
+        return FileResult(_file_error(ctx, job.display, IO_ERROR, f"cannot read: {exc.strerror or exc}"))
+    result = with_big_stack(check_source, data, job.display, ctx, fix)
+    if fix is None:
+        result.original = b""  # only --fix needs the bytes back
+    return result
+
+
+def _init_worker(ctx: Context) -> None:
+    global _worker_context
+    _worker_context = ctx
+
+
+def _check_in_worker(item: tuple[Job, str | None]) -> FileResult:
+    job, fix = item
+    if os.environ.get("PRIVLINT_TEST_KILL_WORKER") == job.display:
+        os._exit(9)  # lets the test suite prove that a dying worker is survived
+    assert _worker_context is not None
+    return _check_file(job, _worker_context, fix)
+
+
 def run_files(jobs_list: list[Job], ctx: Context, fix: str | None, cache: Cache | None,
               jobs: int) -> list[tuple[Job, FileResult]]:
     results: dict[int, FileResult] = {}
-    pending: list[tuple[int, bytes, str | None]] = []
+    pending: list[int] = []
+    fingerprints: dict[int, tuple[str, os.stat_result]] = {}
+    use_cache = cache is not None and fix is None
     for index, job in enumerate(jobs_list):
+        try:
+            stat = job.path.stat()
+        except OSError as exc:
+            results[index] = FileResult(_file_error(ctx, job.display, IO_ERROR,
+                                                    f"cannot read: {exc.strerror or exc}"))
+            continue
+        if use_cache:
+            cached = cache.by_stat(job.display, stat)
+            if cached is not None:
+                results[index] = FileResult(cached)
+                continue
         try:
             data = job.path.read_bytes()
         except OSError as exc:
             results[index] = FileResult(_file_error(ctx, job.display, IO_ERROR,
                                                     f"cannot read: {exc.strerror or exc}"))
             continue
-        if ctx.use_prefilter and not ctx.relevant.search(data):
-            results[index] = FileResult([], data)
+        if ctx.use_prefilter and not ctx.relevant.search(data) and not fix:
+            results[index] = FileResult([])
+            if use_cache:
+                cache.put(job.display, cache.content_hash(data), stat, [])
             continue
-        key = cache.key(job.display, data) if cache is not None and fix is None else None
-        cached = cache.get(key) if key is not None else None
-        if cached is not None:
-            results[index] = FileResult(cached, data)
-            continue
-        pending.append((index, data, key))
+        if use_cache:
+            digest = cache.content_hash(data)
+            cached = cache.by_content(job.display, digest, stat)
+            if cached is not None:
+                results[index] = FileResult(cached)
+                continue
+            fingerprints[index] = (digest, stat)
+        pending.append(index)
     workers = min(jobs, len(pending) // MIN_FILES_PER_WORKER)
-    computed: dict[int, FileResult] = {}
-    if workers >= 2:
-        computed = _parallel(pending, jobs_list, ctx, fix, workers)
-    for index, data, _ in pending:
+    computed = _parallel(pending, jobs_list, ctx, fix, workers) if workers >= 2 else {}
+    for index in pending:
         if index not in computed:
-            computed[index] = with_big_stack(check_source, data, jobs_list[index].display, ctx, fix)
-    for index, data, key in pending:
-        result = computed[index]
-        result.original = data
-        results[index] = result
-        if key is not None and cache is not None:
-            cache.put(key, result.findings)
+            computed[index] = _check_file(jobs_list[index], ctx, fix)
+        results[index] = computed[index]
+        if index in fingerprints and cache is not None:
+            digest, stat = fingerprints[index]
+            cache.put(jobs_list[index].display, digest, stat, results[index].findings)
+    if cache is not None:
+        cache.save()
     return [(jobs_list[i], results[i]) for i in range(len(jobs_list))]
 
 
@@ -86,8 +113,8 @@ def _parallel(pending, jobs_list, ctx, fix, workers) -> dict[int, FileResult]:
     done: dict[int, FileResult] = {}
     try:
         with ProcessPoolExecutor(workers, initializer=_init_worker, initargs=(ctx,)) as pool:
-            items = [(jobs_list[i].display, data, fix) for i, data, _ in pending]
-            for (index, _, _), result in zip(pending, pool.map(_check_in_worker, items, chunksize=4)):
+            items = [(jobs_list[i], fix) for i in pending]
+            for index, result in zip(pending, pool.map(_check_in_worker, items, chunksize=4)):
                 done[index] = result
     except BrokenProcessPool:
         print(f"privlint: a worker process died; checking the remaining "

@@ -97,23 +97,28 @@ def test_cache_gives_identical_findings_and_invalidates(project):
     warm = run_privlint("check", "--format", "json", cwd=project).json
     assert cold == first == warm
     cache = project / ".privlint_cache"
-    entries = list(cache.rglob("*.json"))
-    assert len(entries) == 3 and (cache / ".gitignore").exists()
+    index = json.loads(next(cache.glob("index-*.json")).read_text())
+    assert sorted(index) == ["m0.py", "m1.py", "m2.py"] and (cache / ".gitignore").exists()
     ignored = run_privlint("check", "--format", "json", "--ignore", "PRV103", cwd=project).json
     assert ignored["summary"]["findings"] == 3  # the settings are part of the key
     write(project, "m0.py", "import torch\n")
     assert run_privlint("check", "--format", "json", cwd=project).json["summary"]["findings"] == 4
-    for entry in cache.rglob("*.json"):
+    same_size = BAD.replace("mesh._get_root_mesh()", "mesh.get_root_mesh_()")  # one finding fewer
+    assert len(same_size) == len(BAD)
+    path = write(project, "m1.py", same_size)
+    os.utime(path, ns=(1, 1))
+    assert run_privlint("check", "--format", "json", cwd=project).json["summary"]["findings"] == 3
+    for entry in cache.glob("index-*.json"):
         entry.write_text("{ not json")
     assert run_privlint("check", "--format", "json", cwd=project).json == \
         run_privlint("check", "--format", "json", "--no-cache", cwd=project).json
     blocked = project / "blocked"
     blocked.write_text("a file where the cache directory should be")
     result = run_privlint("check", "--format", "json", "--cache-dir", str(blocked), cwd=project)
-    assert result.returncode == 1 and result.json["summary"]["findings"] == 4
+    assert result.returncode == 1 and result.json["summary"]["findings"] == 3
     other = project / "elsewhere"
     run_privlint("check", cwd=project, env={"PRIVLINT_CACHE_DIR": str(other)})
-    assert list(other.rglob("*.json"))
+    assert list(other.glob("index-*.json"))
 
 
 def test_parallel_workers_give_identical_findings(project):
