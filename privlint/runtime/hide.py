@@ -25,6 +25,12 @@ def _owner(path: str):
     return None
 
 
+def present(path: str) -> bool:
+    """Whether this build has the attribute at `path` (before anything is hidden)."""
+    found = _owner(path)
+    return found is not None and hasattr(found[0], found[1])
+
+
 @contextlib.contextmanager
 def hidden(paths: list[str]) -> Iterator[list[str]]:
     """Remove each attribute from its class or module, restore it afterwards (always)."""

@@ -88,7 +88,7 @@ def run(spec: dict[str, Any], gather: bool = False) -> list[dict] | None:
     import torch
     import torch.distributed as dist
 
-    from privlint.runtime.hide import _owner
+    from privlint.runtime.hide import present
 
     rank = int(os.environ["RANK"])
     local_rank = int(os.environ.get("LOCAL_RANK", rank))
@@ -108,8 +108,7 @@ def run(spec: dict[str, Any], gather: bool = False) -> list[dict] | None:
         namespace = dict(vars(module))
         namespace.update(device_type=device, world_size=world_size, rank=rank, local_rank=local_rank)
         hide = spec["hide"]
-        lacking = [path for path in hide if _owner(path) is None or
-                   not hasattr(_owner(path)[0], _owner(path)[1])]
+        lacking = [path for path in hide if not present(path)]
         recorder.data["lacking"] = lacking
         for index, expr in enumerate(spec["calls"]):
             call_label = f"call {index + 1}"
