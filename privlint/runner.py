@@ -34,11 +34,15 @@ def default_jobs() -> int:
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
 
 
+def _unreadable(ctx: Context, job: Job, exc: OSError) -> FileResult:
+    return FileResult(_file_error(ctx, job.display, IO_ERROR, f"cannot read: {exc.strerror or exc}"))
+
+
 def _check_file(job: Job, ctx: Context, fix: str | None) -> FileResult:
     try:
         data = job.path.read_bytes()
     except OSError as exc:
-        return FileResult(_file_error(ctx, job.display, IO_ERROR, f"cannot read: {exc.strerror or exc}"))
+        return _unreadable(ctx, job, exc)
     result = with_big_stack(check_source, data, job.display, ctx, fix)
     if fix is None:
         result.original = b""  # only --fix needs the bytes back
@@ -68,8 +72,7 @@ def run_files(jobs_list: list[Job], ctx: Context, fix: str | None, cache: Cache 
         try:
             stat = job.path.stat()
         except OSError as exc:
-            results[index] = FileResult(_file_error(ctx, job.display, IO_ERROR,
-                                                    f"cannot read: {exc.strerror or exc}"))
+            results[index] = _unreadable(ctx, job, exc)
             continue
         if use_cache:
             cached = cache.by_stat(job.display, stat)
@@ -79,8 +82,7 @@ def run_files(jobs_list: list[Job], ctx: Context, fix: str | None, cache: Cache 
         try:
             data = job.path.read_bytes()
         except OSError as exc:
-            results[index] = FileResult(_file_error(ctx, job.display, IO_ERROR,
-                                                    f"cannot read: {exc.strerror or exc}"))
+            results[index] = _unreadable(ctx, job, exc)
             continue
         if ctx.use_prefilter and not ctx.relevant.search(data) and not fix:
             results[index] = FileResult([])

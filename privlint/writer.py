@@ -8,8 +8,10 @@ original's permission bits, are flushed to disk, and replace the original with o
 from __future__ import annotations
 
 import os
+import signal
 import stat
 import tempfile
+import threading
 from pathlib import Path
 
 
@@ -17,8 +19,26 @@ class ChangedOnDisk(Exception):
     """The file no longer holds the bytes the fix was computed from."""
 
 
+_INTERRUPTS = {signal.SIGINT, signal.SIGTERM}
+
+
 def write_atomic(path: Path, original: bytes, new: bytes) -> None:
-    """Replace `path`'s content `original` with `new`; OSError or ChangedOnDisk on failure."""
+    """Replace `path`'s content `original` with `new`; OSError or ChangedOnDisk on failure.
+
+    SIGINT and SIGTERM are held back for the few milliseconds this takes, so an interrupt lands
+    between files, never between creating the temporary file and renaming or removing it.
+    """
+    blocking = hasattr(signal, "pthread_sigmask") and threading.current_thread() is threading.main_thread()
+    if blocking:
+        signal.pthread_sigmask(signal.SIG_BLOCK, _INTERRUPTS)
+    try:
+        _write(path, original, new)
+    finally:
+        if blocking:
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, _INTERRUPTS)
+
+
+def _write(path: Path, original: bytes, new: bytes) -> None:
     mode = stat.S_IMODE(os.stat(path).st_mode)
     if not mode & (stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH) or not os.access(path, os.W_OK):
         # Even root honours a read-only mode: the user marked the file not to be changed.
