@@ -14,9 +14,9 @@ import libcst as cst
 from privlint.catalog import Catalog, Rule, is_private
 from privlint.guards import (ATTRIBUTE, IMPORT, Facts, Guard, caught_kinds, condition_facts,
                              ends_in_exit, is_type_checking)
-from privlint.tracking import ScopeTracking, prebind_module_imports
+from privlint.tracking import ScopeTracking, bind_import, prebind_module_imports
 from privlint.walk import walk
-from privlint.resolve import (FOREIGN, INSTANCE, PATH, UNKNOWN,
+from privlint.resolve import (INSTANCE, PATH, UNKNOWN,
                               Binding, Resolver, dotted_parts, string_value)
 
 _BLOCKS = (cst.Module, cst.IndentedBlock, cst.SimpleStatementSuite)
@@ -120,27 +120,19 @@ class Detector(ScopeTracking, cst.CSTVisitor):
 
     def visit_Import(self, node: cst.Import) -> bool:
         self._import_statement = node
+        bind_import(self.resolver, node)
         for alias in node.names:
             parts = dotted_parts(alias.name)
-            if not parts:
-                continue
-            path = ".".join(parts)
-            if alias.asname and isinstance(alias.asname.name, cst.Name):
-                self.resolver.bind(alias.asname.name.value, Binding(PATH, path))
-            else:
-                self.resolver.bind(parts[0], Binding(PATH, parts[0]))
-            self._import_path(alias, path)
+            if parts:
+                self._import_path(alias, ".".join(parts))
         return False
 
     def visit_ImportFrom(self, node: cst.ImportFrom) -> bool:
         self._import_statement = node
+        bind_import(self.resolver, node)
         parts = dotted_parts(node.module) if node.module is not None and not node.relative else None
         names = [] if isinstance(node.names, cst.ImportStar) else list(node.names)
         if not parts:
-            for alias in names:
-                bound = alias.asname.name if alias.asname else alias.name
-                if isinstance(bound, cst.Name):
-                    self.resolver.bind(bound.value, Binding(FOREIGN, "module"))
             return False
         module = ".".join(parts)
         module_private = module.startswith("torch.") and any(is_private(p) for p in parts)
@@ -153,9 +145,6 @@ class Detector(ScopeTracking, cst.CSTVisitor):
             if not name_parts:
                 continue
             path = f"{module}.{name_parts[0]}"
-            bound = alias.asname.name if alias.asname else alias.name
-            if isinstance(bound, cst.Name):
-                self.resolver.bind(bound.value, Binding(PATH, path))
             matched = self.catalog.match(path) if path.startswith("torch.") else None
             if matched is None or not (module_private or is_private(name_parts[0])):
                 continue

@@ -60,8 +60,6 @@ def _probe_member(node: cst.Call) -> str | None:
     name = node.func.value
     if name == "hasattr" or (name == "getattr" and len(node.args) >= 3):
         return string_value(node.args[1].value)
-    if name == "callable" and len(node.args) == 1:
-        return None
     return None
 
 

@@ -171,6 +171,28 @@ class ScopeTracking:
         self.on_leave_comprehension()
 
 
+def bind_import(resolver: Resolver, node: cst.Import | cst.ImportFrom) -> None:
+    """Bind the names an import statement introduces (one place for the detector and the pre-pass)."""
+    if isinstance(node, cst.Import):
+        for alias in node.names:
+            parts = dotted_parts(alias.name)
+            if parts and alias.asname and isinstance(alias.asname.name, cst.Name):
+                resolver.bind(alias.asname.name.value, Binding(PATH, ".".join(parts)))
+            elif parts:
+                resolver.bind(parts[0], Binding(PATH, parts[0]))
+        return
+    if isinstance(node.names, cst.ImportStar):
+        return
+    parts = dotted_parts(node.module) if node.module is not None and not node.relative else None
+    for alias in node.names:
+        name_parts = dotted_parts(alias.name)
+        bound = alias.asname.name if alias.asname else alias.name
+        if not name_parts or not isinstance(bound, cst.Name):
+            continue
+        resolver.bind(bound.value, Binding(PATH, ".".join(parts + name_parts[:1])) if parts
+                      else Binding(FOREIGN, "module"))  # a relative import: not torch
+
+
 def prebind_module_imports(resolver: Resolver, module: cst.Module) -> None:
     """Bind module-level imports first, so functions defined above an import still see it."""
 
@@ -182,23 +204,11 @@ def prebind_module_imports(resolver: Resolver, module: cst.Module) -> None:
             return False
 
         def visit_Import(self, node: cst.Import) -> bool:
-            for alias in node.names:
-                parts = dotted_parts(alias.name)
-                if parts and alias.asname and isinstance(alias.asname.name, cst.Name):
-                    resolver.bind(alias.asname.name.value, Binding(PATH, ".".join(parts)))
-                elif parts:
-                    resolver.bind(parts[0], Binding(PATH, parts[0]))
+            bind_import(resolver, node)
             return False
 
         def visit_ImportFrom(self, node: cst.ImportFrom) -> bool:
-            parts = dotted_parts(node.module) if node.module is not None and not node.relative else None
-            if not parts or isinstance(node.names, cst.ImportStar):
-                return False
-            for alias in node.names:
-                name_parts = dotted_parts(alias.name)
-                bound = alias.asname.name if alias.asname else alias.name
-                if name_parts and isinstance(bound, cst.Name):
-                    resolver.bind(bound.value, Binding(PATH, ".".join(parts + name_parts[:1])))
+            bind_import(resolver, node)
             return False
 
     walk(module, _Imports())

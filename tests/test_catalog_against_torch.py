@@ -6,8 +6,6 @@ for every rule whose window ends before 2.13, it must not. Skipped without torch
 
 from __future__ import annotations
 
-import importlib
-
 import pytest
 
 from privlint.catalog import load_catalog
@@ -19,19 +17,10 @@ CUDA_ONLY = {"torch._C._host_emptyCache"}
 
 
 def _resolve(path: str):
-    """Import the longest importable module prefix, then walk attributes; None if absent."""
-    parts = path.split(".")
-    for cut in range(len(parts), 0, -1):
-        try:
-            obj = importlib.import_module(".".join(parts[:cut]))
-        except ImportError:
-            continue
-        for name in parts[cut:]:
-            if not hasattr(obj, name):
-                return None
-            obj = getattr(obj, name)
-        return obj
-    return None
+    """Present in this build? (the same lookup `privlint probe` uses)"""
+    from privlint.runtime.probe import resolve
+
+    return True if resolve(path)[0] else None
 
 
 def _installed_minor() -> tuple[int, int]:
