@@ -44,14 +44,49 @@ def _add(rows: dict, key: tuple, rank: int, a: Any, b: Any, expected: Any, ok: b
         rows[key] = Row(key[0], key[1], key[2], a, b, expected, verdict, rank)
 
 
+def crossed_groups(label: str, per_rank_meshes: dict[int, dict]) -> list[str]:
+    """Groups one name stands for with different members on different ranks.
+
+    `new_group` names a group by a counter that every rank advances together, and gloo and
+    NCCL meet under that name in the store. When ranks pass different rank lists to the same
+    call (a mesh tensor built per rank), one name covers several member lists and the
+    collectives are cross-wired: they may hang, return wrong values, or by luck the right
+    ones. The names give it away on every run, whatever the collectives did.
+    """
+    members: dict[str, dict[tuple, list[int]]] = {}
+    for rank, meshes in sorted(per_rank_meshes.items()):
+        for mesh in meshes.values():
+            for dim in mesh.get("dims", []):
+                name = dim.get("group_name")
+                if name:
+                    claimed = members.setdefault(name, {}).setdefault(tuple(dim["group_ranks"]), [])
+                    if rank not in claimed:
+                        claimed.append(rank)
+    problems = []
+    for name, lists in members.items():
+        if len(lists) > 1 and any(len(ranks) > 1 for ranks in lists):
+            shown = "; ".join(f"{list(ranks)} on rank{'s' if len(by) > 1 else ''} "
+                              f"{', '.join(map(str, by))}" for ranks, by in lists.items())
+            problems.append(
+                f"{label}: process group {name!r} has different members on different ranks "
+                f"({shown}): the ranks created it from different rank lists, so its collectives "
+                f"are cross-wired; build every group on every rank in the same order "
+                f"(new_group over each row, or DeviceMesh.from_group)")
+    return problems
+
+
 def judge_call(index: int, expr: str, per_rank: list[dict], progress: dict[int, str],
                world_size: int) -> CallVerdict:
     verdict = CallVerdict(expr)
     rows: dict[tuple, Row] = {}
+    meshes_by_label: dict[str, dict[int, dict]] = {"A": {}, "B": {}}
     for rank in range(world_size):
         result = next((r for r in per_rank if r.get("rank") == rank), None)
         calls = (result or {}).get("calls", [])
-        if index >= len(calls) or "B" not in calls[index]:
+        call = calls[index] if index < len(calls) else {}
+        for label in ("A", "B"):  # groups built before a hang still count
+            meshes_by_label[label][rank] = call.get(label, {}).get("meshes", {})
+        if not call.get("B", {}).get("finished"):
             where = progress.get(rank, "not started")
             verdict.failures.append(f"rank {rank} did not finish (last step: {where})")
             continue
@@ -106,6 +141,8 @@ def judge_call(index: int, expr: str, per_rank: list[dict], progress: dict[int, 
         if rank == 0 and created:
             verdict.warnings.append(f"B created {created} process group(s) in this call; calling it "
                                     f"again creates more (on GPUs: more NCCL communicators)")
+    for label, per_rank_meshes in meshes_by_label.items():
+        verdict.failures.extend(crossed_groups(label, per_rank_meshes))
     verdict.rows = list(rows.values())
     for row in verdict.rows:
         if row.verdict == FAIL:

@@ -61,9 +61,8 @@ def _size(mesh_list: Any, dim: int) -> int:
     return len(node)
 
 
-def describe(mesh: Any, rank: int, device: str, progress: Progress, label: str) -> dict[str, Any]:
-    """The mesh's identity and, per dim, its group and the results of real collectives."""
-    import torch
+def identify(mesh: Any, rank: int) -> dict[str, Any]:
+    """The mesh's identity and, per dim, the group this rank is in; no collectives run."""
     import torch.distributed as dist
 
     info: dict[str, Any] = {
@@ -85,16 +84,30 @@ def describe(mesh: Any, rank: int, device: str, progress: Progress, label: str) 
     if coordinate is None:
         return info  # this rank is not part of the mesh
     for dim in range(mesh.ndim):
-        name = info["dim_names"][dim] if info["dim_names"] else str(dim)
-        step = f"{label} dim {name}"
-        progress(f"{step}: group")
         group = mesh.get_group(dim)
-        ranks = dist.get_process_group_ranks(group)
-        layout = _row_through(info["mesh"], coordinate, dim)
+        info["dims"].append({
+            "dim": info["dim_names"][dim] if info["dim_names"] else str(dim),
+            "group_ranks": dist.get_process_group_ranks(group),
+            "group_name": getattr(group, "group_name", None),
+            "layout_ranks": _row_through(info["mesh"], coordinate, dim),
+            "local_rank": mesh.get_local_rank(dim),
+            "checks": {},
+        })
+    return info
+
+
+def exercise(mesh: Any, info: dict[str, Any], rank: int, device: str, progress: Progress,
+             label: str) -> None:
+    """Run real collectives on each dim's group; record got/expected in `info`."""
+    import torch
+    import torch.distributed as dist
+
+    for dim, entry in enumerate(info["dims"]):
+        step = f"{label} dim {entry['dim']}"
+        group = mesh.get_group(dim)
+        ranks, layout = entry["group_ranks"], entry["layout_ranks"]
         size = len(layout)
         me = layout.index(rank)
-        entry: dict[str, Any] = {"dim": name, "group_ranks": ranks, "layout_ranks": layout,
-                                 "local_rank": mesh.get_local_rank(dim), "checks": {}}
 
         def run(check: str, got: Any, expected: Any) -> None:
             entry["checks"][check] = {"got": got, "expected": expected}
@@ -135,5 +148,3 @@ def describe(mesh: Any, rank: int, device: str, progress: Progress, label: str) 
         recv = torch.zeros(size, device=device)
         dist.all_to_all_single(recv, send, group=group)
         run("all_to_all", recv.tolist(), [float((r + 1) * 1000 + me) for r in layout])
-        info["dims"].append(entry)
-    return info

@@ -57,11 +57,15 @@ class Recorder:
 
 
 def _variant(label: str, expr: str, namespace: dict, hide: list[str] | None, rank: int,
-             device: str, recorder: Recorder, call_label: str) -> dict[str, Any]:
+             device: str, recorder: Recorder, entry: dict[str, Any], call_label: str) -> None:
+    """Evaluate one variant into entry[label]; saved before the collectives, so that a rank
+    which then hangs still tells which groups it built."""
     from privlint.runtime.hide import hidden
-    from privlint.runtime.meshcheck import describe, find_meshes
+    from privlint.runtime.meshcheck import exercise, find_meshes, identify
 
-    outcome: dict[str, Any] = {"ran": False, "meshes": {}, "error": None, "hidden": []}
+    outcome: dict[str, Any] = {"ran": False, "finished": False, "meshes": {}, "error": None,
+                               "hidden": []}
+    entry[label] = outcome
     before = _group_count()
     recorder.progress(f"{call_label} {label}: evaluating")
     try:
@@ -72,16 +76,21 @@ def _variant(label: str, expr: str, namespace: dict, hide: list[str] | None, ran
                 outcome["hidden"] = removed
                 value = eval(expr, dict(namespace))  # noqa: S307
         outcome["ran"] = True
-        for path, mesh in find_meshes(value):
-            outcome["meshes"][path] = describe(mesh, rank, device, recorder.progress,
-                                               f"{call_label} {label} {path}")
+        found = list(find_meshes(value))
+        for path, mesh in found:
+            outcome["meshes"][path] = identify(mesh, rank)
+        recorder.save()
+        for path, mesh in found:
+            exercise(mesh, outcome["meshes"][path], rank, device, recorder.progress,
+                     f"{call_label} {label} {path}")
     except Exception as exc:  # noqa: BLE001 - the target's failure is a verdict, not a crash
         first_line = (str(exc).strip().splitlines() or [""])[0]
         outcome["error"] = f"{type(exc).__name__}: {first_line[:240]}"
         outcome["traceback"] = traceback.format_exc(limit=6)
     after = _group_count()
     outcome["groups_created"] = None if before is None or after is None else after - before
-    return outcome
+    outcome["finished"] = True
+    recorder.save()
 
 
 def run(spec: dict[str, Any], gather: bool = False) -> list[dict] | None:
@@ -117,13 +126,12 @@ def run(spec: dict[str, Any], gather: bool = False) -> list[dict] | None:
             if lacking and len(lacking) == len(hide):
                 entry["A"] = {"ran": False, "skipped": "this build lacks " + ", ".join(lacking),
                               "meshes": {}, "error": None}
+                entry["A"]["finished"] = True
             else:
-                entry["A"] = _variant("A", expr, namespace, None, rank, tensor_device, recorder,
-                                      call_label)
+                _variant("A", expr, namespace, None, rank, tensor_device, recorder, entry,
+                         call_label)
             recorder.save()
-            entry["B"] = _variant("B", expr, namespace, hide, rank, tensor_device, recorder,
-                                  call_label)
-            recorder.save()
+            _variant("B", expr, namespace, hide, rank, tensor_device, recorder, entry, call_label)
         recorder.progress("done")
         recorder.save()
         if gather:  # multi-node: hand every rank's results to rank 0
