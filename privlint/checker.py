@@ -10,7 +10,7 @@ import hashlib
 import re
 from dataclasses import dataclass, field
 
-from privlint import noqa, prefilter
+from privlint import astgate, noqa, prefilter
 from privlint.catalog import Catalog, Rule
 from privlint.config import Selection, Settings, per_file_ignores
 from privlint.errors import ConfigError
@@ -31,6 +31,7 @@ class Context:
     selection: Selection
     target: TargetRange
     relevant: "re.Pattern[bytes]"
+    gate: astgate.GateWords
     use_prefilter: bool = True
     engine: dict[str, Rule] = field(default_factory=dict)
 
@@ -48,7 +49,7 @@ class Context:
             target = TargetRange(frozenset(known), "")
         engine = {name: catalog.engine_rule(name) for name in (VERSION_GATED, SYNTAX_ERROR, IO_ERROR)}
         return cls(catalog, settings, Selection.from_settings(settings), target,
-                   prefilter.build(catalog), use_prefilter, engine)
+                   prefilter.build(catalog), astgate.gate_words(catalog), use_prefilter, engine)
 
 
 @dataclass
@@ -99,7 +100,10 @@ def _parse(data: bytes, display: str, ctx: Context):
     except cst.ParserSyntaxError as exc:
         line, column, text = _syntax_error_location(data, exc)
         return None, _file_error(ctx, display, SYNTAX_ERROR, f"cannot parse: {text}", line, column)
-    except (RecursionError, MemoryError, ValueError, UnicodeError) as exc:
+    except SyntaxError as exc:  # from the encoding cookie: `# coding: klingon`
+        return None, _file_error(ctx, display, SYNTAX_ERROR, f"cannot parse: {exc.msg}",
+                                 exc.lineno or 1)
+    except (RecursionError, MemoryError, ValueError, UnicodeError, LookupError) as exc:
         return None, _file_error(ctx, display, SYNTAX_ERROR, f"cannot parse: {type(exc).__name__}: {exc}")
     try:
         return module, detect(module, ctx.catalog)
@@ -180,7 +184,7 @@ def verify_command(display: str, function) -> str | None:
 def check_source(data: bytes, display: str, ctx: Context, fix: str | None = None) -> FileResult:
     """Findings for one file's bytes; with fix="safe"/"unsafe", also the rewritten bytes."""
     relevant = ctx.relevant.search(data) is not None
-    if ctx.use_prefilter and not relevant:
+    if ctx.use_prefilter and not (relevant and astgate.may_have_findings(data, ctx.gate)):
         return FileResult([], data)
     result = FileResult([], data)
     current = data

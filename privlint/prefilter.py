@@ -1,9 +1,10 @@
 """A lossless text prefilter: skip files that cannot hold a finding without parsing them.
 
-Every finding needs one of these in the file's bytes: the word `torch` (imports and
-dotted paths are resolved from torch imports), a distinctive member name that is flagged
-on any receiver, or the name of a tracked type (an unresolved `DeviceMesh` annotation).
-Parsing is the expensive step, so files with none of them are never parsed.
+Every finding needs one of these in the file's bytes: the word `torch` or another root of
+a rule's path (imports and dotted paths are resolved from imports of those roots), a
+distinctive member name that is flagged on any receiver, or the name of a tracked type (an
+unresolved `DeviceMesh` annotation). Parsing is the expensive step, so files with none of
+them are never parsed; astgate.py then reads the rest with CPython's parser.
 """
 
 from __future__ import annotations
@@ -14,7 +15,9 @@ from privlint.catalog import Catalog
 
 
 def needles(catalog: Catalog) -> list[str]:
-    words = {"torch"}
+    from privlint.astgate import gate_words
+
+    words = {"torch"} | set(gate_words(catalog).roots)
     for rule in catalog.rules:
         if rule.kind == "member" and rule.distinctive:
             words.add(rule.member)

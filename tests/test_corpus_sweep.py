@@ -59,11 +59,14 @@ def test_fix_sweep_on_real_frameworks(corpus):
 
 
 @pytest.mark.slow
-def test_prefilter_is_lossless_on_a_real_framework(downloaded):
-    accelerate = next((downloaded / "src").glob("accelerate-*"))
-    (accelerate / "pyproject.toml").write_text("[tool.privlint]\n")
-    filtered = run_privlint("check", ".", "--format", "json", "--no-cache", cwd=accelerate)
+@pytest.mark.parametrize("package,least_findings", [("accelerate", 10), ("torchtitan", 250)])
+def test_prefilter_is_lossless_on_a_real_framework(downloaded, package, least_findings):
+    """Both prefilters (the text one and the `ast` gate) on, then off: the same report."""
+    tree = next((downloaded / "src").glob(f"{package}-*"))
+    (tree / "pyproject.toml").write_text("[tool.privlint]\n")
+    filtered = run_privlint("check", ".", "--format", "json", "--no-cache", cwd=tree)
     unfiltered = run_privlint("check", ".", "--format", "json", "--no-cache", "--no-prefilter",
-                              cwd=accelerate)
+                              cwd=tree)
     assert filtered.json == unfiltered.json
     assert filtered.json["summary"]["files_checked"] > 80
+    assert filtered.json["summary"]["findings"] >= least_findings

@@ -24,6 +24,7 @@ HOSTILE = {
     "nul_bytes.py": b"import torch\x00\nx = torch._C._x\n",
     "binary.py": bytes(range(256)) * 8 + b"torch",
     "invalid_utf8.py": b"import torch\nx = '\xff\xfe\xfa'\ny = torch._C._x\n",
+    "unknown_cookie.py": b"# -*- coding: klingon -*-\nimport torch\ny = torch._C._x\n",
     "deep_brackets.py": b"import torch\nx = " + b"(" * 5000 + b"1" + b")" * 5000 + b"\n",
     "deep_unary.py": b"import torch\nx = " + b"not " * 20000 + b"y\n",
 }
