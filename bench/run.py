@@ -51,6 +51,7 @@ def peers_venv() -> Path:
     python = venv / "bin" / "python"
     if not python.exists():
         subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    if not all((venv / "bin" / tool).exists() for tool in PEERS):  # also after a failed install
         subprocess.run([str(python), "-m", "pip", "install", "-q", *PEERS.values()], check=True)
     return venv / "bin"
 

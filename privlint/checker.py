@@ -1,4 +1,4 @@
-"""Check one file: read, prefilter, parse, detect, place, suppress, and (with --fix) rewrite.
+"""Check one file: read, prefilter (text, then ast), parse, detect, place, suppress, and fix.
 
 Data in, data out: bytes and settings in; findings, and the fixed bytes if any, out.
 Bad input never raises: it becomes a finding (PRV002 unparsable, PRV003 unreadable).
