@@ -14,7 +14,9 @@ answers "maybe" whenever it is unsure:
 - `getattr(x, "_name")` with any private string.
 
 Anything CPython cannot parse (a syntax error, newer syntax than this Python, a null byte)
-is "maybe": libcst then parses it and reports, as before.
+is "maybe": libcst then parses it and reports, as before. So is what libcst may fail on where
+CPython does not (the hostile-input screen's cases, and runs of thousands of string literals),
+so that a PRV002 is never lost either.
 """
 
 from __future__ import annotations
@@ -25,6 +27,11 @@ import warnings
 from dataclasses import dataclass
 
 from privlint.catalog import API_KINDS, Catalog, is_private
+from privlint.safety import looks_dangerous
+
+# libcst rejects a run of more than 3,000 adjacent string literals that CPython accepts (and
+# merges into one constant, so the ast cannot count them); such a run needs 6,002 quotes.
+MANY_QUOTES = 6000
 
 
 @dataclass(frozen=True)
@@ -73,8 +80,22 @@ def _names_in(node: ast.AST) -> set[str]:
     return {child.id for child in _nodes(node) if isinstance(child, ast.Name)}
 
 
+def _private_string_argument(call: ast.Call) -> bool:
+    """Any argument a private string: the detector reads the second of two arguments,
+    keyword and starred ones included (`getattr(torch, n="_C")` is nonsense, but reported)."""
+    for argument in (*call.args, *(keyword.value for keyword in call.keywords)):
+        if isinstance(argument, ast.Starred):
+            argument = argument.value
+        if isinstance(argument, ast.Constant) and isinstance(argument.value, str) \
+                and is_private(argument.value):
+            return True
+    return False
+
+
 def may_have_findings(data: bytes, words: GateWords) -> bool:
     """False only when the detector cannot report anything in this file."""
+    if data.count(b"'") + data.count(b'"') >= MANY_QUOTES or looks_dangerous(data):
+        return True  # what libcst may fail on where CPython does not: libcst's turn
     # A parse makes many objects and no cycles: the cyclic collector only costs time here.
     collecting = gc.isenabled()
     gc.disable()
@@ -125,11 +146,9 @@ def _reading(tree: ast.Module, words: GateWords) -> bool:
                 if alias.name != "*":
                     path_names.add(alias.asname or alias.name)
         elif isinstance(node, ast.Call):
-            if isinstance(node.func, ast.Name) and node.func.id == "getattr" and len(node.args) >= 2:
-                member = node.args[1]
-                if isinstance(member, ast.Constant) and isinstance(member.value, str) \
-                        and is_private(member.value):
-                    return True
+            if isinstance(node.func, ast.Name) and node.func.id == "getattr" \
+                    and _private_string_argument(node):
+                return True
         elif isinstance(node, ast.Assign):
             targets = [t.id for t in node.targets if isinstance(t, ast.Name)]
             if targets:

@@ -39,6 +39,14 @@ MUST_PASS = {
         import torch.distributed as dist
         gather = getattr(dist, "_all_gather_base")
     """,
+    "getattr with a keyword member": """
+        import torch
+        x = getattr(torch, n="_C")
+    """,
+    "getattr with a starred member": """
+        def f(m):
+            return getattr(m, *"_unflatten")
+    """,
     "member on an unknown receiver": """
         def split(mesh):
             return mesh._unflatten(0, (2, 2), ("a", "b"))
@@ -124,6 +132,7 @@ def test_the_gate_rejects_files_without_candidates(name):
     b"import torch\x00\ntorch._C\n",                           # a null byte
     b"# -*- coding: klingon -*-\nimport torch\n",                # an unknown encoding
     "import torch\ntype X = int\ntorch._C._foo()\n".encode(),    # PEP 695: needs Python 3.12
+    b"import torch\nx = (\n" + b"'ab'\n" * 3001 + b")\n",          # CPython parses, libcst does not
 ])
 def test_what_cpython_cannot_parse_goes_on_to_libcst(data):
     if sys.version_info >= (3, 12) and b"type X" in data:
