@@ -15,8 +15,8 @@ answers "maybe" whenever it is unsure:
 
 Anything CPython cannot parse (a syntax error, newer syntax than this Python, a null byte)
 is "maybe": libcst then parses it and reports, as before. So is what libcst may fail on where
-CPython does not (the hostile-input screen's cases, and runs of thousands of string literals),
-so that a PRV002 is never lost either.
+CPython does not (runs of thousands of string literals), so that a PRV002 is never lost
+either; files the hostile-input screen flags never reach the gate (checker.py).
 """
 
 from __future__ import annotations
@@ -26,8 +26,7 @@ import gc
 import warnings
 from dataclasses import dataclass
 
-from privlint.catalog import API_KINDS, Catalog, is_private
-from privlint.safety import looks_dangerous
+from privlint.catalog import Catalog, is_private
 
 # libcst rejects a run of more than 3,000 adjacent string literals that CPython accepts (and
 # merges into one constant, so the ast cannot count them); such a run needs 6,002 quotes.
@@ -41,13 +40,7 @@ class GateWords:
 
 
 def gate_words(catalog: Catalog) -> GateWords:
-    roots = {rule.api.split(".", 1)[0] for rule in catalog.rules if rule.kind in API_KINDS}
-    roots |= {alias.split(".", 1)[0] for rule in catalog.rules if rule.kind in API_KINDS
-              for alias in rule.aliases}
-    roots |= {name.split(".", 1)[0] for info in catalog.types.values()
-              for name in (info.name, *info.aliases)}
-    members = {rule.member for rule in catalog.rules if rule.kind == "member"}
-    return GateWords(frozenset(roots), frozenset(members))
+    return GateWords(catalog.roots, catalog.member_names)
 
 
 _NO_ATTRIBUTES = (ast.expr_context, ast.operator, ast.boolop, ast.unaryop, ast.cmpop)
@@ -94,8 +87,8 @@ def _private_string_argument(call: ast.Call) -> bool:
 
 def may_have_findings(data: bytes, words: GateWords) -> bool:
     """False only when the detector cannot report anything in this file."""
-    if data.count(b"'") + data.count(b'"') >= MANY_QUOTES or looks_dangerous(data):
-        return True  # what libcst may fail on where CPython does not: libcst's turn
+    if data.count(b"'") + data.count(b'"') >= MANY_QUOTES:
+        return True  # libcst may fail where CPython does not: libcst's turn
     # A parse makes many objects and no cycles: the cyclic collector only costs time here.
     collecting = gc.isenabled()
     gc.disable()

@@ -277,6 +277,18 @@ class Catalog:
     def member_rules(self, member: str) -> list[Rule]:
         return self._members.get(member, [])
 
+    @property
+    def member_names(self) -> frozenset[str]:
+        """Every member name a member rule covers (`_unflatten`, `_flatten`, ...)."""
+        return frozenset(self._members)
+
+    @property
+    def roots(self) -> frozenset[str]:
+        """The first segment of every path a rule or tracked type names: {"torch"}."""
+        paths = [*self._paths, *(prefix for prefix, _ in self._wildcards), *self._type_alias,
+                 *self.types]
+        return frozenset(path.split(".", 1)[0] for path in paths)
+
     def type_info(self, name: str) -> TypeInfo | None:
         return self.types.get(self.canonical(name))
 

@@ -15,6 +15,7 @@ from privlint.catalog import Catalog, Rule
 from privlint.config import Selection, Settings, per_file_ignores
 from privlint.errors import ConfigError
 from privlint.findings import Finding, explain
+from privlint.safety import looks_dangerous
 from privlint.versions import TargetRange, parse_specifier
 
 VERSION_GATED, SYNTAX_ERROR, IO_ERROR = "version-gated", "syntax-error", "io-error"
@@ -84,14 +85,14 @@ def _syntax_error_location(data: bytes, exc) -> tuple[int, int, str]:
     return exc.raw_line, exc.raw_column + 1, f"{message} (libcst's parser)"
 
 
-def _parse(data: bytes, display: str, ctx: Context):
-    """(module, raw findings) or (None, error findings)."""
+def _parse(data: bytes, display: str, ctx: Context, dangerous: bool):
+    """(module, raw findings) or (None, error findings); `dangerous`: looks_dangerous(data)."""
     import libcst as cst  # here, so that `privlint --version` and `rules` stay light
 
     from privlint.detect import detect
-    from privlint.safety import looks_dangerous, parse_would_fail
+    from privlint.safety import parse_would_fail
 
-    if looks_dangerous(data):
+    if dangerous:
         reason = parse_would_fail(data)
         if reason is not None:
             return None, _file_error(ctx, display, SYNTAX_ERROR, f"cannot parse: {reason}")
@@ -184,12 +185,16 @@ def verify_command(display: str, function) -> str | None:
 def check_source(data: bytes, display: str, ctx: Context, fix: str | None = None) -> FileResult:
     """Findings for one file's bytes; with fix="safe"/"unsafe", also the rewritten bytes."""
     relevant = ctx.relevant.search(data) is not None
-    if ctx.use_prefilter and not (relevant and astgate.may_have_findings(data, ctx.gate)):
+    if ctx.use_prefilter and not relevant:
+        return FileResult([], data)
+    dangerous = looks_dangerous(data)  # such files go straight to the guarded libcst parse
+    if ctx.use_prefilter and not dangerous and not astgate.may_have_findings(data, ctx.gate):
         return FileResult([], data)
     result = FileResult([], data)
     current = data
     for _ in range(MAX_FIX_PASSES):
-        module, raw = _parse(current, display, ctx)
+        module, raw = _parse(current, display, ctx,
+                             dangerous if current is data else looks_dangerous(current))
         if module is None:
             # Only files that could hold a finding are privlint's business (keeps the prefilter lossless).
             result.findings = raw if relevant else []

@@ -15,9 +15,7 @@ from privlint.catalog import Catalog
 
 
 def needles(catalog: Catalog) -> list[str]:
-    from privlint.astgate import gate_words
-
-    words = {"torch"} | set(gate_words(catalog).roots)
+    words = {"torch"} | catalog.roots
     for rule in catalog.rules:
         if rule.kind == "member" and rule.distinctive:
             words.add(rule.member)

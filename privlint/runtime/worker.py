@@ -125,12 +125,10 @@ def run(spec: dict[str, Any], gather: bool = False) -> list[dict] | None:
             recorder.data["calls"].append(entry)
             if lacking and len(lacking) == len(hide):
                 entry["A"] = {"ran": False, "skipped": "this build lacks " + ", ".join(lacking),
-                              "meshes": {}, "error": None}
-                entry["A"]["finished"] = True
+                              "meshes": {}, "error": None, "finished": True}
             else:
                 _variant("A", expr, namespace, None, rank, tensor_device, recorder, entry,
                          call_label)
-            recorder.save()
             _variant("B", expr, namespace, hide, rank, tensor_device, recorder, entry, call_label)
         recorder.progress("done")
         recorder.save()
