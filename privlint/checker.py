@@ -42,10 +42,10 @@ class Context:
         if settings.target_torch is not None:
             try:
                 minors = parse_specifier(settings.target_torch, known)
-            except ValueError as exc:
-                raise ConfigError(str(exc), path=str(settings.source or "command line"),
-                                  key="target-torch") from None
-            target = TargetRange(minors, settings.target_label or f"torch{settings.target_torch}")
+            except ValueError as exc:  # file values were checked when read: this is the flag
+                raise ConfigError(f"--target-torch: {exc}") from None
+            target = TargetRange(minors, settings.target_label or f"torch{settings.target_torch}",
+                                 settings.target_source)
         else:
             target = TargetRange(frozenset(known), "")
         engine = {name: catalog.engine_rule(name) for name in (VERSION_GATED, SYNTAX_ERROR, IO_ERROR)}

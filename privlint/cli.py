@@ -119,7 +119,7 @@ def _load(args: argparse.Namespace, start: Path):
 
 def run_check(args: argparse.Namespace) -> int:
     from privlint.checker import IO_ERROR, Context
-    from privlint.config import validate_selectors
+    from privlint.config import drop_unknown_selectors, validate_flag_selectors
     from privlint.discover import discover
     from privlint.findings import Finding
 
@@ -128,14 +128,19 @@ def run_check(args: argparse.Namespace) -> int:
         raise PrivlintError("reading from stdin (`-`) needs --stdin-filename PATH")
     paths = [Path(args.stdin_filename)] if stdin_mode else (args.paths or [Path(".")])
     settings, catalog = _load(args, paths[0])
+    codes = set(catalog.by_code)
+    drop_unknown_selectors(settings, codes)
+    validate_flag_selectors({"--select": args.select or [], "--extend-select": args.extend_select,
+                             "--ignore": args.ignore}, codes)
     if args.select is not None:
         settings.select = args.select
     settings.extend_select += args.extend_select
     settings.ignore += args.ignore
     if args.target_torch:
         settings.target_torch, settings.target_label = args.target_torch, f"torch{args.target_torch}"
-    validate_selectors(settings, set(catalog.by_code), {})
+        settings.target_source = "--target-torch"
     ctx = Context.build(catalog, settings, use_prefilter=not args.no_prefilter)
+    _warn(settings, ctx)
     args.project_root = settings.project_root
     fixing = args.fix or args.fix_only or args.diff
     mode = ("unsafe" if args.unsafe_fixes else "safe") if fixing else None
@@ -179,7 +184,7 @@ def run_check(args: argparse.Namespace) -> int:
 
         findings = new_findings(findings, read_baseline(args.baseline))
     if not args.fix_only:
-        _report(args, findings, len(files), catalog)
+        _report(args, findings, len(files), catalog, ctx.target)
     if fixing:
         from privlint.report import write_fix_summary
 
@@ -190,6 +195,18 @@ def run_check(args: argparse.Namespace) -> int:
     if findings and not args.exit_zero:
         return EXIT_FINDINGS
     return EXIT_CLEAN
+
+
+def _warn(settings, ctx) -> None:
+    """Say once, on stderr, what was read but not understood, and where the torch range is from."""
+    for warning in settings.warnings:
+        print(f"privlint: warning: {warning}", file=sys.stderr)
+    if not ctx.target.spec:
+        known = ctx.catalog.known_releases
+        print(f"privlint: warning: no torch requirement found (pyproject.toml, requirements*.txt, "
+              f"setup.cfg, setup.py); judging against every release the catalog knows "
+              f"({known[0][0]}.{known[0][1]}–{known[-1][0]}.{known[-1][1]}). Set "
+              f"`target-torch` in [tool.privlint] to say which torch you support.", file=sys.stderr)
 
 
 def _run(args, ctx, files, mode, settings):
@@ -211,7 +228,7 @@ def _run(args, ctx, files, mode, settings):
     return run_files([Job(p, _display(p)) for p in files], ctx, mode, cache, jobs)
 
 
-def _report(args, findings, files_checked: int, catalog) -> None:
+def _report(args, findings, files_checked: int, catalog, target=None) -> None:
     from privlint import formats, report
 
     out = open(args.output_file, "w", encoding="utf-8") if args.output_file else sys.stdout
@@ -219,7 +236,7 @@ def _report(args, findings, files_checked: int, catalog) -> None:
         if args.statistics:
             formats.write_statistics(findings, catalog, out)
         elif args.format == "json":
-            report.write_json(findings, files_checked, out)
+            report.write_json(findings, files_checked, out, target)
         elif args.format == "sarif":
             formats.write_sarif(findings, catalog, out, args.project_root)
         elif args.format == "github":
@@ -227,7 +244,7 @@ def _report(args, findings, files_checked: int, catalog) -> None:
         elif args.format == "junit":
             formats.write_junit(findings, files_checked, out)
         else:
-            report.write_text(findings, files_checked, out)
+            report.write_text(findings, files_checked, out, target)
     finally:
         if out is not sys.stdout:
             out.close()
@@ -250,7 +267,7 @@ def _check_stdin(args, ctx, mode) -> int:
         if result.findings and not args.fix_only:
             write_text(result.findings, 1, sys.stderr)
     else:
-        _report(args, result.findings, 1, ctx.catalog)
+        _report(args, result.findings, 1, ctx.catalog, ctx.target)
     return EXIT_FINDINGS if result.findings and not args.exit_zero and not args.fix_only else EXIT_CLEAN
 
 

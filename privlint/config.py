@@ -1,6 +1,7 @@
 """Settings: `[tool.privlint]` in the nearest pyproject.toml, or a --config file, plus flags.
 
-Unknown keys and wrong types are errors naming the file and the key, never ignored.
+Unknown keys and values that cannot be used are warnings naming the file and the key, and
+are left out; a file that is not valid TOML stops the run (exit 2) naming the file.
 """
 
 from __future__ import annotations
@@ -27,8 +28,10 @@ class Settings:
     extend_rules: list[Path] = field(default_factory=list)
     target_torch: str | None = None  # a specifier such as ">=2.6,<2.12"
     target_label: str = ""            # how the user wrote it, for messages
+    target_source: str = ""           # where the range was read, e.g. "pyproject.toml [project.dependencies]"
     project_root: Path = field(default_factory=Path.cwd)
     source: Path | None = None
+    warnings: list[str] = field(default_factory=list)  # settings read but not understood
 
 
 def _read(path: Path) -> dict[str, Any]:
@@ -50,23 +53,6 @@ def _privlint_table(path: Path, data: dict[str, Any]) -> dict[str, Any] | None:
     return data  # a standalone privlint.toml holds the keys at top level
 
 
-def _torch_requirement(data: dict[str, Any]) -> str | None:
-    from privlint.versions import torch_requirement_specifier
-
-    project = data.get("project")
-    if not isinstance(project, dict):
-        return None
-    requirements = list(project.get("dependencies") or [])
-    for extra in (project.get("optional-dependencies") or {}).values():
-        requirements.extend(extra or [])
-    for requirement in requirements:
-        if isinstance(requirement, str):
-            spec = torch_requirement_specifier(requirement)
-            if spec is not None:
-                return spec
-    return None
-
-
 def find_config(start: Path) -> Path | None:
     """The nearest pyproject.toml with a [tool.privlint] table, else the nearest pyproject.toml."""
     start = start.resolve()
@@ -85,10 +71,35 @@ def find_config(start: Path) -> Path | None:
     return first
 
 
+def _valid(key: str, value: Any) -> str | None:
+    """Why a value of a known key cannot be used, or None when it can."""
+    if key in _LIST_KEYS:
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            return "expected a list of strings"
+    elif key == "per-file-ignores":
+        if not isinstance(value, dict) or not all(
+                isinstance(v, list) and all(isinstance(c, str) for c in v) for v in value.values()):
+            return "expected a table of pattern = [codes]"
+    elif key == "target-torch":
+        from privlint.versions import parse_specifier
+
+        if not isinstance(value, str):
+            return "expected a version specifier string such as \">=2.6\""
+        try:
+            parse_specifier(value, [])
+        except ValueError as exc:
+            return str(exc)
+    return None
+
+
 def load_settings(config: Path | None, start: Path) -> Settings:
+    """Settings from a config file. A key or value privlint does not understand is a warning
+    (the run goes on without it); only a file that cannot be read at all stops the run."""
     path = config if config is not None else find_config(start)
     settings = Settings()
     if path is None:
+        _read_torch_range(settings, start.resolve() if start.is_dir() else start.resolve().parent,
+                          None)
         return settings
     if config is not None and not path.is_file():
         raise ConfigError("config file not found", path=str(path))
@@ -96,22 +107,18 @@ def load_settings(config: Path | None, start: Path) -> Settings:
     settings.source = path
     settings.project_root = path.resolve().parent
     prefix = "tool.privlint." if path.name == "pyproject.toml" else ""
-    table = _privlint_table(path, data) or {}
-    for key, value in table.items():
-        where = prefix + key
+    table = dict(_privlint_table(path, data) or {})
+    for key, value in list(table.items()):
+        where = f"{path}: key `{prefix}{key}`"
         if key not in _KNOWN_KEYS:
-            raise ConfigError(f"unknown key (known: {', '.join(sorted(_KNOWN_KEYS))})",
-                              path=str(path), key=where)
-        if key in _LIST_KEYS:
-            if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-                raise ConfigError("expected a list of strings", path=str(path), key=where)
-        elif key == "per-file-ignores":
-            if not isinstance(value, dict) or not all(
-                    isinstance(v, list) and all(isinstance(c, str) for c in v) for v in value.values()):
-                raise ConfigError("expected a table of pattern = [codes]", path=str(path), key=where)
-        elif key == "target-torch" and not isinstance(value, str):
-            raise ConfigError("expected a version specifier string such as \">=2.6\"",
-                              path=str(path), key=where)
+            settings.warnings.append(f"{where}: unknown key, ignored "
+                                     f"(known: {', '.join(sorted(_KNOWN_KEYS))})")
+            del table[key]
+            continue
+        problem = _valid(key, value)
+        if problem is not None:
+            settings.warnings.append(f"{where}: {problem}; ignored")
+            del table[key]
     settings.select = table.get("select")
     settings.ignore = list(table.get("ignore", []))
     settings.extend_select = list(table.get("extend-select", []))
@@ -121,12 +128,29 @@ def load_settings(config: Path | None, start: Path) -> Settings:
     if "target-torch" in table:
         settings.target_torch = table["target-torch"]
         settings.target_label = f"torch{table['target-torch']}"
+        settings.target_source = f"{path.name} [{prefix}target-torch]" if prefix \
+            else f"{path.name} target-torch"
     else:
-        requirement = _torch_requirement(data) if path.name == "pyproject.toml" else None
-        if requirement is not None:
-            settings.target_torch = requirement
-            settings.target_label = f"torch{requirement}" if requirement else "torch"
+        _read_torch_range(settings, settings.project_root,
+                          data if path.name == "pyproject.toml" else None)
     return settings
+
+
+def _read_torch_range(settings: Settings, root: Path, pyproject: dict[str, Any] | None) -> None:
+    from privlint.requirements import find_torch_range
+
+    if pyproject is None and (root / "pyproject.toml").is_file():
+        try:
+            pyproject = load_toml(root / "pyproject.toml")
+        except (TOMLDecodeError, OSError):
+            pyproject = None
+    found = find_torch_range(root, pyproject)
+    settings.warnings.extend(found.warnings)
+    if found.range is not None:
+        settings.target_torch = found.range.specifier
+        settings.target_label = f"torch{found.range.specifier}" if found.range.specifier \
+            else "torch (no version range)"
+        settings.target_source = found.range.source
 
 
 # -- rule selection (ruff's semantics: the most specific selector wins, ignore wins ties) ---
@@ -161,17 +185,32 @@ class Selection:
         return verdict and (on_by_default or best > len("PRV"))
 
 
-def validate_selectors(settings: Settings, codes: set[str], flags: dict[str, list[str]]) -> None:
-    """Every selector must name a rule or a prefix of one; otherwise exit 2 naming it."""
-    where = str(settings.source) if settings.source else "command line"
-    groups = {"select": settings.select or [], "ignore": settings.ignore,
-              "extend-select": settings.extend_select}
-    groups.update({f"per-file-ignores.{k}": v for k, v in settings.per_file_ignores.items()})
-    groups.update(flags)
-    for key, selectors in groups.items():
+def _unknown(selector: str, codes: set[str]) -> bool:
+    return selector != "ALL" and not any(code.startswith(selector) for code in codes)
+
+
+def drop_unknown_selectors(settings: Settings, codes: set[str]) -> None:
+    """A selector in a config file that names no rule is a warning, and is left out."""
+    where = str(settings.source) if settings.source else "config"
+    prefix = "tool.privlint." if settings.source and settings.source.name == "pyproject.toml" else ""
+    lists = {"select": settings.select, "ignore": settings.ignore,
+             "extend-select": settings.extend_select}
+    lists.update({f"per-file-ignores.{k}": v for k, v in settings.per_file_ignores.items()})
+    for key, selectors in lists.items():
+        for selector in list(selectors or []):
+            if _unknown(selector, codes):
+                settings.warnings.append(f"{where}: key `{prefix}{key}`: unknown rule selector "
+                                         f"{selector!r}, ignored")
+                selectors.remove(selector)
+
+
+def validate_flag_selectors(flags: dict[str, list[str]], codes: set[str]) -> None:
+    """A selector typed on the command line that names no rule: exit 2, naming the flag."""
+    for flag, selectors in flags.items():
         for selector in selectors:
-            if selector != "ALL" and not any(code.startswith(selector) for code in codes):
-                raise ConfigError(f"unknown rule selector {selector!r}", path=where, key=key)
+            if _unknown(selector, codes):
+                raise ConfigError(f"{flag}: unknown rule selector {selector!r} "
+                                  f"(see `privlint rules`)")
 
 
 def per_file_ignores(settings: Settings, relative: str) -> list[str]:

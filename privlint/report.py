@@ -8,14 +8,16 @@ from typing import TextIO
 
 from privlint.catalog import Catalog
 from privlint.findings import Finding
+from privlint.versions import TargetRange
 
 
 def _fixable(findings: list[Finding], applicability: str) -> int:
     return sum(1 for f in findings if f.fix and f.fix["applicability"] == applicability)
 
 
-def summary(findings: list[Finding], files_checked: int) -> dict:
+def summary(findings: list[Finding], files_checked: int, target: TargetRange | None = None) -> dict:
     return {
+        "torch_range": {"specifier": target.spec, "source": target.source} if target else None,
         "files_checked": files_checked,
         "fixable": _fixable(findings, "safe"),
         "fixable_unsafe": _fixable(findings, "unsafe"),
@@ -29,7 +31,8 @@ def summary(findings: list[Finding], files_checked: int) -> dict:
 _MARKS = {"safe": "[*] ", "unsafe": "[-] "}
 
 
-def write_text(findings: list[Finding], files_checked: int, out: TextIO) -> None:
+def write_text(findings: list[Finding], files_checked: int, out: TextIO,
+               target: TargetRange | None = None) -> None:
     for finding in findings:
         mark = _MARKS[finding.fix["applicability"]] if finding.fix else ""
         out.write(f"{finding.path}:{finding.line}:{finding.column}: {finding.code} {mark}"
@@ -40,6 +43,8 @@ def write_text(findings: list[Finding], files_checked: int, out: TextIO) -> None
     noun = "finding" if len(findings) == 1 else "findings"
     out.write(f"Found {len(findings)} {noun} in {len({f.path for f in findings})} of "
               f"{files_checked} files checked.\n")
+    if target is not None and target.spec:
+        out.write(f"Judged against {target.spec} (from {target.source}).\n")
     safe, unsafe = _fixable(findings, "safe"), _fixable(findings, "unsafe")
     if safe:
         out.write(f"[*] {safe} fixable with `--fix`.\n")
@@ -48,8 +53,10 @@ def write_text(findings: list[Finding], files_checked: int, out: TextIO) -> None
                   f"(confirm those with `privlint verify`).\n")
 
 
-def write_json(findings: list[Finding], files_checked: int, out: TextIO) -> None:
-    payload = {"findings": [f.to_json() for f in findings], "summary": summary(findings, files_checked)}
+def write_json(findings: list[Finding], files_checked: int, out: TextIO,
+               target: TargetRange | None = None) -> None:
+    payload = {"findings": [f.to_json() for f in findings],
+               "summary": summary(findings, files_checked, target)}
     json.dump(payload, out, indent=2)
     out.write("\n")
 

@@ -3,8 +3,7 @@
 The catalog records, per private API, the first and last minor release that has it. A
 project's supported range (`target-torch`, or the torch requirement in its own
 `[project]` dependencies) is reduced to the set of minor releases it admits, which is
-all the precision the catalog has. Only the specifier forms found in real requirement
-files are understood: comparison clauses joined by commas, with `*` wildcards.
+all the precision the catalog has. Specifiers are read by `packaging` (PEP 440).
 """
 
 from __future__ import annotations
@@ -15,8 +14,6 @@ from dataclasses import dataclass
 Minor = tuple[int, int]
 
 _VERSION = re.compile(r"^\s*v?(\d+)(?:\.(\d+|\*))?(?:\.(\d+|\*))?[^\s,]*\s*$")
-_CLAUSE = re.compile(r"^\s*(~=|==|!=|<=|>=|<|>|===)?\s*(.+?)\s*$")
-_REQUIREMENT = re.compile(r"^\s*torch\s*(\[[^\]]*\])?\s*(?P<spec>[^;]*)(;.*)?$", re.IGNORECASE)
 
 
 def parse_minor(text: str) -> Minor:
@@ -39,81 +36,34 @@ def minor_range(first: str, last: str) -> list[Minor]:
     return [(lo[0], m) for m in range(lo[1], hi[1] + 1)]
 
 
-def _as_tuple(text: str) -> tuple[int, int, int] | None:
-    match = _VERSION.match(text)
-    if not match:
-        return None
-    parts = [match.group(i) for i in (1, 2, 3)]
-    return tuple(0 if p in (None, "*") else int(p) for p in parts)  # type: ignore[return-value]
-
-
-def _clause_admits(op: str, target: str, version: tuple[int, int, int]) -> bool:
-    wildcard = "*" in target
-    bound = _as_tuple(target)
-    if bound is None:
-        raise ValueError(f"cannot read version {target!r}")
-    if op in ("==", "===", "!=") and wildcard:
-        prefix = [int(p) for p in target.split(".") if p.isdigit()]
-        equal = list(version[: len(prefix)]) == prefix
-        return equal if op != "!=" else not equal
-    if op == "~=":
-        depth = target.count(".")
-        upper = list(bound[:depth])
-        upper[-1] += 1
-        return version >= bound and list(version[:depth]) < upper
-    return {
-        "==": version == bound,
-        "===": version == bound,
-        "!=": version != bound,
-        "<=": version <= bound,
-        ">=": version >= bound,
-        "<": version < bound,
-        ">": version > bound,
-    }[op]
-
-
 @dataclass(frozen=True)
 class TargetRange:
     """The torch minor releases a project supports, and the words it used to say so."""
 
     minors: frozenset[Minor]
     spec: str  # as written by the user, e.g. "torch>=2.6"; "" when unknown
+    source: str = ""  # where it was read: "pyproject.toml [project.dependencies]", "--target-torch"
 
     def describe(self) -> str:
         return self.spec or "any torch release"
 
 
 def parse_specifier(spec: str, known: list[Minor]) -> frozenset[Minor]:
-    """The known minor releases admitted by a specifier such as '>=2.6,<2.12'.
+    """The known minor releases admitted by a PEP 440 specifier such as '>=2.6,<2.12'.
 
-    A minor release counts as admitted when any of its patch releases 0-30 is.
+    A minor release counts as admitted when any of its patch releases 0-30 is. Raises
+    ValueError on a specifier `packaging` cannot read.
     """
-    clauses = [c for c in spec.split(",") if c.strip()]
-    parsed = []
-    for clause in clauses:
-        match = _CLAUSE.match(clause)
-        if not match:
-            raise ValueError(f"cannot read specifier clause {clause!r}")
-        op, target = match.group(1) or "==", match.group(2)
-        if _as_tuple(target) is None:
-            raise ValueError(f"cannot read version {target!r} in {spec!r}")
-        parsed.append((op, target))
-    admitted = set()
-    for major, minor in known:
-        for patch in range(0, 31):
-            version = (major, minor, patch)
-            if all(_clause_admits(op, target, version) for op, target in parsed):
-                admitted.add((major, minor))
-                break
-    return frozenset(admitted)
+    from packaging.specifiers import InvalidSpecifier, SpecifierSet
+    from packaging.version import Version
 
-
-def torch_requirement_specifier(requirement: str) -> str | None:
-    """'torch>=2.6,<2.12; python_version>"3.9"' -> '>=2.6,<2.12'; None if not torch."""
-    match = _REQUIREMENT.match(requirement)
-    if not match:
-        return None
-    return match.group("spec").strip().strip("()")
+    try:
+        specifier = SpecifierSet(spec.strip().strip("()"))
+    except InvalidSpecifier:
+        raise ValueError(f"cannot read version specifier {spec!r}") from None
+    return frozenset((major, minor) for major, minor in known
+                     if any(specifier.contains(Version(f"{major}.{minor}.{patch}"))
+                            for patch in range(31)))
 
 
 @dataclass(frozen=True)

@@ -106,6 +106,26 @@ def test_target_torch_from_project_dependencies(project):
     assert "present in every torch your project supports (torch>=2.11)" in finding["message"]
 
 
+def test_other_torch_named_dependencies_do_not_stop_the_run(project):
+    # torchtitan lists `torch_checkpointing`; its run once exited 2 reading it as torch.
+    (project / "pyproject.toml").write_text(
+        '[project]\nname = "demo"\ndependencies = ["torch_checkpointing>=0.1.0", "torchvision>=0.15",'
+        ' "torch>=2.6"]\n')
+    write(project, "bad.py", UNGUARDED)
+    result = run_privlint("check", cwd=project)
+    assert result.returncode == 1, result.stderr
+    assert "Judged against torch>=2.6 (from pyproject.toml [project.dependencies])" in result.stdout
+    assert "warning" not in result.stderr
+
+
+def test_no_torch_range_is_said_once(project):
+    write(project, "bad.py", UNGUARDED)
+    write(project, "bad2.py", UNGUARDED)
+    result = run_privlint("check", cwd=project)
+    assert result.returncode == 1
+    assert result.stderr.count("no torch requirement found") == 1
+
+
 def test_walk_respects_gitignore_excludes_and_defaults(project):
     for rel in ("src/a.py", "src/generated/b.py", ".venv/lib/c.py", "build/d.py", "vendored/e.py",
                 "src/keep.py"):

@@ -17,23 +17,41 @@ valid = ["import torch\\n"]
 '''
 
 
+def test_malformed_config_is_an_error_naming_the_file(project):
+    (project / "pyproject.toml").write_text("[tool.privlint\nselect = []\n")
+    write(project, "a.py", "import torch\n")
+    result = run_privlint("check", cwd=project)
+    assert result.returncode == 2
+    assert "pyproject.toml" in result.stderr and "malformed TOML" in result.stderr, result.stderr
+    assert "Traceback" not in result.stderr
+    assert result.stderr.count("\n") == 1
+
+
 @pytest.mark.parametrize("config,needle", [
     ("[tool.privlint]\nselekt = [\"PRV1\"]\n", "key `tool.privlint.selekt`: unknown key"),
     ("[tool.privlint]\nselect = \"PRV1\"\n", "key `tool.privlint.select`: expected a list of strings"),
     ("[tool.privlint]\ntarget-torch = 2.6\n", "key `tool.privlint.target-torch`"),
-    ("[tool.privlint]\ntarget-torch = \">=two\"\n", "key `target-torch`"),
-    ("[tool.privlint\nselect = []\n", "malformed TOML"),
+    ("[tool.privlint]\ntarget-torch = \">=two\"\n", "key `tool.privlint.target-torch`: cannot read"),
     ("[tool.privlint]\nper-file-ignores = { \"a.py\" = \"PRV1\" }\n", "key `tool.privlint.per-file-ignores`"),
     ("[tool.privlint]\nignore = [\"XYZ9\"]\n", "unknown rule selector 'XYZ9'"),
+    ("[project]\nname = \"x\"\ndependencies = [\"torch >= two\"]\n", "cannot read torch requirement"),
 ])
-def test_config_errors(project, config, needle):
+def test_settings_not_understood_are_warnings_and_the_run_goes_on(project, config, needle):
     (project / "pyproject.toml").write_text(config)
-    write(project, "a.py", "import torch\n")
-    result = run_privlint("check", cwd=project)
-    assert result.returncode == 2
+    write(project, "a.py", "from torch.distributed._tensor import DTensor\n")
+    result = run_privlint("check", "--format", "json", cwd=project)
+    assert result.returncode == 1, result.stderr  # the finding is still reported
+    assert [f["code"] for f in result.findings] == ["PRV201"]
     assert "pyproject.toml" in result.stderr and needle in result.stderr, result.stderr
-    assert "Traceback" not in result.stderr
-    assert result.stderr.count("\n") == 1
+    assert "warning" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_unknown_selector_on_the_command_line_names_the_flag(project):
+    write(project, "a.py", "import torch\n")
+    result = run_privlint("check", "--select", "NOPE1", cwd=project)
+    assert result.returncode == 2
+    assert "--select: unknown rule selector 'NOPE1'" in result.stderr
+    assert "pyproject.toml" not in result.stderr
 
 
 @pytest.mark.parametrize("rule_text,needle", [

@@ -1,0 +1,107 @@
+"""Reading a project's torch range from its own files, in process, on real files."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from privlint._toml import load_toml
+from privlint.requirements import find_torch_range
+from privlint.versions import parse_specifier
+
+
+def _found(root: Path):
+    pyproject = root / "pyproject.toml"
+    return find_torch_range(root, load_toml(pyproject) if pyproject.exists() else None)
+
+
+@pytest.mark.parametrize("dependencies,expected", [
+    # Names that start with "torch" but are other distributions are not torch.
+    ('["torch_checkpointing>=0.1.0", "torch>=2.6"]', ">=2.6"),
+    ('["torchvision>=0.15", "torchdata>=0.8", "torch-optimizer", "Torch>=2.3"]', ">=2.3"),
+    # Markers and extras belong to the torch requirement; a URL pin has no range.
+    ('["torch @ https://example.com/t.whl", "torch[opt]>=2.2,<2.9; sys_platform == \'linux\'"]',
+     ">=2.2,<2.9"),
+    ('["torch @ https://example.com/t.whl"]', ""),
+    ('["numpy"]', None),
+])
+def test_pyproject_dependencies(tmp_path, dependencies, expected):
+    (tmp_path / "pyproject.toml").write_text(f'[project]\nname = "x"\ndependencies = {dependencies}\n')
+    found = _found(tmp_path)
+    assert (found.range.specifier if found.range else None) == expected
+    assert not found.warnings
+
+
+def test_unreadable_torch_requirement_is_a_warning_naming_file_and_entry(tmp_path):
+    (tmp_path / "pyproject.toml").write_text(
+        '[project]\nname = "x"\ndependencies = ["torch >= two", "numpy"]\n')
+    found = _found(tmp_path)
+    assert found.range is None
+    assert len(found.warnings) == 1
+    assert "pyproject.toml [project.dependencies]" in found.warnings[0]
+    assert "torch >= two" in found.warnings[0]
+
+
+def test_optional_dependencies_and_poetry(tmp_path):
+    (tmp_path / "pyproject.toml").write_text(
+        '[project]\nname = "x"\n[project.optional-dependencies]\ngpu = ["torch~=2.5.0"]\n')
+    found = _found(tmp_path)
+    assert found.range.specifier == "~=2.5.0"
+    assert found.range.source == "pyproject.toml [project.optional-dependencies.gpu]"
+    (tmp_path / "pyproject.toml").write_text('[tool.poetry.dependencies]\ntorch = "^2.1"\n')
+    found = _found(tmp_path)
+    assert found.range.specifier == ">=2.1,<3.0"
+
+
+def test_requirements_txt_with_include_and_comments(tmp_path):
+    (tmp_path / "requirements.txt").write_text("-r requirements/base.txt\nnumpy  # maths\n")
+    (tmp_path / "requirements").mkdir()
+    (tmp_path / "requirements" / "base.txt").write_text(
+        "# pinned for the CUDA image\n--extra-index-url https://x\ntorch==2.9.1  # ROCm too\n")
+    found = _found(tmp_path)
+    assert found.range.specifier == "==2.9.1"
+    assert found.range.source == "requirements.txt"
+
+
+def test_setup_cfg(tmp_path):
+    (tmp_path / "setup.cfg").write_text(
+        "[metadata]\nname = x\n[options]\ninstall_requires =\n    numpy\n    torch>=2.4,<2.10\n")
+    assert _found(tmp_path).range.specifier == ">=2.4,<2.10"
+
+
+def test_setup_py_literal_is_read_without_running_it(tmp_path):
+    marker = tmp_path / "ran"
+    (tmp_path / "setup.py").write_text(
+        "from setuptools import setup\n"
+        f"open({str(marker)!r}, 'w').write('yes')\n"
+        "BASE = ['numpy']\n"
+        "setup(name='x', install_requires=BASE + ['torch>=2.7'],\n"
+        "      extras_require={'dev': ['pytest']})\n")
+    found = _found(tmp_path)
+    assert found.range.specifier == ">=2.7"
+    assert found.range.source == "setup.py install_requires"
+    assert not marker.exists()
+
+
+def test_pyproject_wins_over_requirements_files(tmp_path):
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "x"\ndependencies = ["torch>=2.8"]\n')
+    (tmp_path / "requirements.txt").write_text("torch==2.4.1\n")
+    assert _found(tmp_path).range.specifier == ">=2.8"
+
+
+@pytest.mark.parametrize("spec,expected", [
+    (">=2.6,<2.12", {(2, m) for m in range(6, 12)}),
+    ("==2.9.*", {(2, 9)}),
+    ("~=2.5.0", {(2, 5)}),
+    ("!=2.7.0,>=2.6,<2.9", {(2, 6), (2, 7), (2, 8)}),  # 2.7.1 is still admitted
+    ("", {(2, m) for m in range(0, 15)}),
+])
+def test_specifiers_reduce_to_minor_releases(spec, expected):
+    known = [(2, m) for m in range(0, 15)]
+    assert parse_specifier(spec, known) == frozenset(expected)
+
+
+def test_bad_specifier_raises_value_error():
+    with pytest.raises(ValueError, match="two"):
+        parse_specifier(">=two", [(2, 0)])
