@@ -4,7 +4,8 @@ The torch range decides a finding's severity (does a release the project support
 API?). Real projects state it in many places, so they are read in this order, and the first
 one that names the distribution `torch` wins:
 
-1. `[project]` dependencies, then optional-dependencies, in `pyproject.toml`;
+1. `[project]` dependencies in `pyproject.toml`; torch named only in optional-dependencies
+   (extras) gives the union of what the extras allow, since one extra's pin is not the range;
 2. `[tool.poetry.dependencies]` in `pyproject.toml` (caret and tilde ranges);
 3. `requirements*.txt` at the project root, and `requirements/*.txt` (`-r` includes followed);
 4. `setup.cfg`: `[options] install_requires` and `[options.extras_require]`;
@@ -89,6 +90,22 @@ def _first_torch(entries: Iterable[Any], where: str, found: Found) -> TorchRange
     return unversioned
 
 
+def _union(ranges: list[TorchRange | None]) -> TorchRange | None:
+    """Torch named only in extras: the project supports every range an extra allows.
+
+    One extra's pin (`sglang = ["torch==2.9.1"]`) is not the project's range, so the ranges
+    are joined with `||` (any of them), which `versions.parse_specifier` reads as a union.
+    """
+    hits = [r for r in ranges if r is not None]
+    if not hits:
+        return None
+    if any(not r.specifier for r in hits):
+        return TorchRange("", " and ".join(r.source for r in hits if not r.specifier))
+    unique = list(dict.fromkeys(r.specifier for r in hits))
+    return TorchRange(" || ".join(unique), hits[0].source if len(hits) == 1
+                      else "the union of " + ", ".join(r.source for r in hits))
+
+
 def _poetry_spec(value: Any) -> str | None:
     """Poetry's `^2.1` / `~2.1` / `>=2.1` / `{version = "..."}` as a PEP 440 specifier."""
     if isinstance(value, dict):
@@ -115,11 +132,10 @@ def _from_pyproject(data: dict[str, Any], label: str, found: Found) -> TorchRang
             return hit
         extras = project.get("optional-dependencies") or {}
         if isinstance(extras, dict):
-            for extra, entries in extras.items():
-                hit = _first_torch(entries or [], f"{label} [project.optional-dependencies.{extra}]",
-                                   found)
-                if hit:
-                    return hit
+            hit = _union([_first_torch(entries or [], f"{label} [project.optional-dependencies.{extra}]",
+                                       found) for extra, entries in extras.items()])
+            if hit:
+                return hit
     poetry = data.get("tool", {}).get("poetry", {}) if isinstance(data.get("tool"), dict) else {}
     dependencies = poetry.get("dependencies") if isinstance(poetry, dict) else None
     if isinstance(dependencies, dict):
@@ -181,16 +197,16 @@ def _from_setup_cfg(root: Path, found: Found) -> TorchRange | None:
         found.warnings.append(f"setup.cfg: cannot read ({exc.__class__.__name__}); its torch "
                               f"requirement, if any, is not used")
         return None
-    sections = [("options", "install_requires")]
-    if parser.has_section("options.extras_require"):
-        sections += [("options.extras_require", key) for key in parser["options.extras_require"]]
-    for section, key in sections:
-        if parser.has_option(section, key):
-            hit = _first_torch(parser.get(section, key).splitlines(), f"setup.cfg [{section}] {key}",
-                               found)
-            if hit:
-                return hit
-    return None
+    if parser.has_option("options", "install_requires"):
+        hit = _first_torch(parser.get("options", "install_requires").splitlines(),
+                           "setup.cfg [options] install_requires", found)
+        if hit:
+            return hit
+    if not parser.has_section("options.extras_require"):
+        return None
+    return _union([_first_torch(parser.get("options.extras_require", key).splitlines(),
+                                f"setup.cfg [options.extras_require] {key}", found)
+                   for key in parser["options.extras_require"]])
 
 
 def _literal_strings(node: ast.expr, names: dict[str, ast.expr]) -> list[str]:
@@ -226,16 +242,21 @@ def _from_setup_py(root: Path, found: Found) -> TorchRange | None:
                 hit = _first_torch(entries, "setup.py install_requires", found)
                 if hit:
                     return hit
-            elif keyword.arg == "extras_require":
+        for keyword in node.keywords:
+            if keyword.arg == "extras_require":
                 value = names.get(keyword.value.id, keyword.value) \
                     if isinstance(keyword.value, ast.Name) else keyword.value
                 if isinstance(value, ast.Dict):
-                    for extra in value.values:
-                        hit = _first_torch(_literal_strings(extra, names),
-                                           "setup.py extras_require", found)
-                        if hit:
-                            return hit
+                    hit = _union([_first_torch(_literal_strings(extra, names),
+                                               f"setup.py extras_require[{_key(key)}]", found)
+                                  for key, extra in zip(value.keys, value.values)])
+                    if hit:
+                        return hit
     return None
+
+
+def _key(node: ast.expr | None) -> str:
+    return repr(node.value) if isinstance(node, ast.Constant) else "..."
 
 
 def find_torch_range(root: Path, pyproject: dict[str, Any] | None) -> Found:

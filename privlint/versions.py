@@ -57,13 +57,16 @@ def parse_specifier(spec: str, known: list[Minor]) -> frozenset[Minor]:
     from packaging.specifiers import InvalidSpecifier, SpecifierSet
     from packaging.version import Version
 
-    try:
-        specifier = SpecifierSet(spec.strip().strip("()"))
-    except InvalidSpecifier:
-        raise ValueError(f"cannot read version specifier {spec!r}") from None
-    return frozenset((major, minor) for major, minor in known
-                     if any(specifier.contains(Version(f"{major}.{minor}.{patch}"))
-                            for patch in range(31)))
+    admitted: set[Minor] = set()
+    for alternative in spec.split("||"):  # the union of extras' ranges (requirements.py)
+        try:
+            specifier = SpecifierSet(alternative.strip().strip("()"))
+        except InvalidSpecifier:
+            raise ValueError(f"cannot read version specifier {spec!r}") from None
+        admitted.update((major, minor) for major, minor in known
+                        if any(specifier.contains(Version(f"{major}.{minor}.{patch}"))
+                               for patch in range(31)))
+    return frozenset(admitted)
 
 
 @dataclass(frozen=True)

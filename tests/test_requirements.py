@@ -105,3 +105,19 @@ def test_specifiers_reduce_to_minor_releases(spec, expected):
 def test_bad_specifier_raises_value_error():
     with pytest.raises(ValueError, match="two"):
         parse_specifier(">=two", [(2, 0)])
+
+
+def test_extras_alone_give_the_union_not_one_extras_pin(tmp_path):
+    # verl-like: only extras name torch, with different pins; the project supports all of them.
+    (tmp_path / "setup.py").write_text(
+        "from setuptools import setup\n"
+        "setup(name='x', install_requires=['numpy'],\n"
+        "      extras_require={'sglang': ['torch==2.9.1'], 'vllm': ['torch==2.8.0'], 'x': []})\n")
+    found = _found(tmp_path)
+    assert found.range.specifier == "==2.9.1 || ==2.8.0"
+    known = [(2, m) for m in range(0, 15)]
+    assert parse_specifier(found.range.specifier, known) == {(2, 8), (2, 9)}
+    (tmp_path / "setup.py").write_text(
+        "from setuptools import setup\n"
+        "setup(name='x', install_requires=['torch>=2.4'], extras_require={'a': ['torch==2.9.1']})\n")
+    assert _found(tmp_path).range.specifier == ">=2.4"
