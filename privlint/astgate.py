@@ -109,6 +109,7 @@ def _reading(tree: ast.Module, words: GateWords) -> bool:
     path_names: set[str] = set()               # names an import from a catalog root binds
     assignments: list[tuple[list[str], ast.expr]] = []
     chain_roots: set[str] = set()              # roots of chains with a private attribute
+    star_import = False
     for node in _nodes(tree):
         if isinstance(node, ast.Attribute):
             attr = node.attr
@@ -126,11 +127,16 @@ def _reading(tree: ast.Module, words: GateWords) -> bool:
                         return True
                     path_names.add(alias.asname or parts[0])
         elif isinstance(node, ast.ImportFrom):
-            if node.level or not node.module:
+            if node.level or not node.module or node.module.split(".")[0] not in roots:
+                # The project's own modules can hand on torch names (`from .utils import dist`,
+                # `from .utils import *`): the detector follows them, so the gate keeps them.
+                for alias in node.names:
+                    if alias.name == "*":
+                        star_import = True
+                    elif node.level:
+                        path_names.add(alias.asname or alias.name)
                 continue
             parts = node.module.split(".")
-            if parts[0] not in roots:
-                continue
             if any(is_private(part) for part in parts):
                 return True
             for alias in node.names:
@@ -138,6 +144,8 @@ def _reading(tree: ast.Module, words: GateWords) -> bool:
                     return True
                 if alias.name != "*":
                     path_names.add(alias.asname or alias.name)
+                else:
+                    star_import = True
         elif isinstance(node, ast.Call):
             if isinstance(node.func, ast.Name) and node.func.id == "getattr" \
                     and _private_string_argument(node):
@@ -151,8 +159,8 @@ def _reading(tree: ast.Module, words: GateWords) -> bool:
                 assignments.append(([node.target.id], node.value))
     if not chain_roots:
         return False
-    if chain_roots & path_names:
-        return True
+    if star_import or chain_roots & path_names:
+        return True  # a star import may bind any root
     # Names that may hold a catalog path through assignments, to a fixed point.
     pending = [(targets, _names_in(value)) for targets, value in assignments]
     changed = True

@@ -58,6 +58,16 @@ class Rule:
     replacement_since: Minor | None = None
     replacement_form: str = "callee"  # "callee": swap the name; "value": `x()` becomes `public`
     public_names: tuple[str, ...] = ()  # names the public home has (import-probe safety)
+    # Keyword parameters that reached the API later than the API itself: name -> first minor.
+    keywords: tuple[tuple[str, Minor], ...] = ()
+
+    def window_for(self, keywords: tuple[str, ...] = ()) -> Window:
+        """The releases where a call passing `keywords` works: the API's window, narrowed."""
+        since = self.since
+        for name, first in self.keywords:
+            if name in keywords and (since is None or first > since):
+                since = first
+        return Window(since, self.until)
 
     @property
     def window(self) -> Window:
@@ -97,7 +107,7 @@ _RULE_KEYS = {
     "code": str, "kind": str, "name": str, "message": str, "api": str, "aliases": list,
     "since": str, "until": str, "replacement": str, "equivalent": bool, "distinctive": bool,
     "fix": str, "default": bool, "returns": str, "valid": list, "invalid": list,
-    "replacement-since": str, "replacement-form": str, "public-names": list,
+    "replacement-since": str, "replacement-form": str, "public-names": list, "keywords": dict,
 }
 _TYPE_KEYS = {"name": str, "aliases": list, "constructors": list, "same-type-members": list,
               "subscript-same-type": bool}
@@ -166,7 +176,14 @@ def _rule_from_table(table: dict[str, Any], index: int, path: str) -> Rule:
     until = _minor(table.get("until"), path, f"{where}.until")
     if since and until and since > until:
         raise RuleError("`since` is after `until`", path=path, key=f"{where}.until")
+    keywords = []
+    for name, first in table.get("keywords", {}).items():
+        if not isinstance(first, str):
+            raise RuleError("expected a release such as \"2.9\"", path=path,
+                            key=f"{where}.keywords.{name}")
+        keywords.append((name, _minor(first, path, f"{where}.keywords.{name}")))
     return Rule(
+        keywords=tuple(keywords),
         code=code, kind=kind, name=table.get("name") or code, message=table["message"].strip(),
         source=path, api=api, aliases=tuple(table.get("aliases", ())), since=since, until=until,
         replacement=table.get("replacement", ""), equivalent=table.get("equivalent", False),
@@ -187,6 +204,12 @@ class Catalog:
     templates: dict[str, Template]
     known_releases: list[Minor]
     files: list[str]
+    # torch.ops namespaces that are torch's own; `torch.ops.mylib._op` belongs to mylib.
+    op_namespaces: frozenset[str] = frozenset()
+    # Names vendor extensions attach to torch (`torch.npu`): not PyTorch's API.
+    foreign_namespaces: tuple[str, ...] = ()
+    # Callees that make test doubles (`Mock()`): their values are never torch objects.
+    test_doubles: frozenset[str] = frozenset()
     _paths: dict[str, Rule] = field(default_factory=dict, repr=False)
     _wildcards: list[tuple[str, Rule]] = field(default_factory=list, repr=False)
     _members: dict[str, list[Rule]] = field(default_factory=dict, repr=False)
@@ -252,6 +275,8 @@ class Catalog:
         private module (`torch.distributed._tensor.DeviceMesh`) is reported as that module;
         a canonical match (`torch.distributed.tensor.DeviceMesh._flatten`) reports the home.
         """
+        if self.is_foreign(path):
+            return None
         canonical = self.canonical(path)
         for candidate in [path] if canonical == path else [path, canonical]:
             best: tuple[int, Rule] | None = None
@@ -273,6 +298,13 @@ class Catalog:
         if generic is not None and parts[0] == generic.api and any(is_private(p) for p in parts[1:]):
             return generic, path
         return None
+
+    def is_foreign(self, path: str) -> bool:
+        """A path under torch that is not PyTorch's: a vendor namespace, a project's operators."""
+        parts = path.split(".")
+        if len(parts) > 2 and parts[:2] == ["torch", "ops"] and parts[2] not in self.op_namespaces:
+            return True
+        return any(path == ns or path.startswith(ns + ".") for ns in self.foreign_namespaces)
 
     def member_rules(self, member: str) -> list[Rule]:
         return self._members.get(member, [])
@@ -310,7 +342,9 @@ def _load_file(path: Path, rules: list[Rule], types: dict[str, TypeInfo],
         if key in data and not isinstance(data[key], list):
             raise RuleError(f"`{key}` must be an array of tables ([[{key}]])", path=label, key=key)
     if "catalog" in data:
-        _check_table(data["catalog"], {"torch-releases": list}, "catalog", label)
+        _check_table(data["catalog"], {"torch-releases": list, "torch-op-namespaces": list,
+                                        "foreign-namespaces": list, "test-doubles": list},
+                     "catalog", label)
         meta.update(data["catalog"])
     for index, table in enumerate(data.get("rule", [])):
         rules.append(_rule_from_table(table, index, label))
@@ -360,4 +394,7 @@ def load_catalog(extra_files: list[Path] | tuple[Path, ...] = ()) -> Catalog:
         known = minor_range(releases[0], releases[-1])
     except (ValueError, IndexError):
         raise RuleError(f"bad torch-releases {releases!r}", key="catalog.torch-releases") from None
-    return Catalog(rules, types, templates, known, [str(f) for f in files])
+    return Catalog(rules, types, templates, known, [str(f) for f in files],
+                   op_namespaces=frozenset(meta.get("torch-op-namespaces", ())),
+                   foreign_namespaces=tuple(meta.get("foreign-namespaces", ())),
+                   test_doubles=frozenset(meta.get("test-doubles", ())))

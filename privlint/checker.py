@@ -9,6 +9,8 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 from privlint import astgate, noqa, prefilter
 from privlint.catalog import Catalog, Rule
@@ -17,6 +19,9 @@ from privlint.errors import ConfigError
 from privlint.findings import Finding, explain
 from privlint.safety import looks_dangerous
 from privlint.versions import TargetRange, parse_specifier
+
+if TYPE_CHECKING:
+    from privlint.project import ProjectIndex
 
 VERSION_GATED, SYNTAX_ERROR, IO_ERROR = "version-gated", "syntax-error", "io-error"
 MAX_FIX_PASSES = 8
@@ -35,6 +40,7 @@ class Context:
     gate: astgate.GateWords
     use_prefilter: bool = True
     engine: dict[str, Rule] = field(default_factory=dict)
+    project: "ProjectIndex | None" = None  # the project's own modules, read on demand
 
     @classmethod
     def build(cls, catalog: Catalog, settings: Settings, use_prefilter: bool = True) -> "Context":
@@ -49,8 +55,11 @@ class Context:
         else:
             target = TargetRange(frozenset(known), "")
         engine = {name: catalog.engine_rule(name) for name in (VERSION_GATED, SYNTAX_ERROR, IO_ERROR)}
+        from privlint.project import ProjectIndex
+
         return cls(catalog, settings, Selection.from_settings(settings), target,
-                   prefilter.build(catalog), astgate.gate_words(catalog), use_prefilter, engine)
+                   prefilter.build(catalog), astgate.gate_words(catalog), use_prefilter, engine,
+                   ProjectIndex(settings.project_root, catalog))
 
 
 @dataclass
@@ -90,6 +99,7 @@ def _parse(data: bytes, display: str, ctx: Context, dangerous: bool):
     import libcst as cst  # here, so that `privlint --version` and `rules` stay light
 
     from privlint.detect import detect
+    from privlint.project import module_name
     from privlint.safety import parse_would_fail
 
     if dangerous:
@@ -107,7 +117,7 @@ def _parse(data: bytes, display: str, ctx: Context, dangerous: bool):
     except (RecursionError, MemoryError, ValueError, UnicodeError, LookupError) as exc:
         return None, _file_error(ctx, display, SYNTAX_ERROR, f"cannot parse: {type(exc).__name__}: {exc}")
     try:
-        return module, detect(module, ctx.catalog)
+        return module, detect(module, ctx.catalog, ctx.project, module_name(Path(display)))
     except RecursionError:
         return None, _file_error(ctx, display, SYNTAX_ERROR, "cannot analyse: nesting too deep")
 

@@ -14,8 +14,9 @@ import libcst as cst
 from privlint.catalog import Catalog, Rule, is_private
 from privlint.guards import (ATTRIBUTE, IMPORT, Facts, Guard, caught_kinds, condition_facts,
                              ends_in_exit, is_type_checking)
+from privlint.project import ProjectIndex
 from privlint.tracking import ScopeTracking, bind_import, prebind_module_imports
-from privlint.walk import walk
+from privlint.walk import children, walk
 from privlint.resolve import (INSTANCE, PATH, UNKNOWN,
                               Binding, Resolver, dotted_parts, string_value)
 
@@ -32,6 +33,8 @@ class RawFinding:
     statement: cst.CSTNode | None
     in_lambda_or_comprehension: bool = False
     context: dict = field(default_factory=dict)  # what a fix needs: receiver, call, import...
+    gates: tuple[tuple[int, bool], ...] = ()  # the version checks (and branches) around it
+    keywords: tuple[str, ...] = ()            # keyword arguments of the call, for keyword windows
 
 
 class Detector(ScopeTracking, cst.CSTVisitor):
@@ -44,10 +47,19 @@ class Detector(ScopeTracking, cst.CSTVisitor):
         self._active: list[Guard] = []
         self._blocks: list[list[Guard]] = []
         self._statements: list[cst.CSTNode] = []
-        self._handled_imports: list[tuple[str, str]] = []  # (private path imported, rule code)
+        # Bindings made by a private import already reported (or guarded): a use through
+        # one of them is that import's use, not a new one. Kept alive so ids stay unique.
+        self._handled: dict[int, tuple[Binding, str]] = {}  # id -> (binding, the import's rule)
         self._expression_scopes = 0
         self._calls: dict[int, cst.Call] = {}  # id(callee) -> the call, for fixes
         self._functions: list[cst.FunctionDef] = []
+        self._returns: list[list | None] = []  # per function: what its returns gave (unannotated)
+        self._depth = 0  # def/lambda nesting: a try's handlers guard only code that runs inside it
+        self._stores: set[int] = set()  # attributes being assigned to: not uses
+        self._probed_objects: set[int] = set()  # first arguments of hasattr/getattr
+        self._own: frozenset[str] = frozenset()  # private names the project sets on objects itself
+        self._future_annotations = False
+        self._unevaluated: set[int] = set()  # annotations Python never evaluates
 
     # -- regions and blocks ----------------------------------------------------------------
     def _region(self, node: cst.CSTNode | None, guard: Guard) -> None:
@@ -88,43 +100,54 @@ class Detector(ScopeTracking, cst.CSTVisitor):
         # A guard must probe the rule's own private component or something reached through it.
         names = set(parts[start:]) if start < len(parts) else {p for p in parts if is_private(p)}
         public = rule.replacement.rsplit(".", 1)[-1] if rule.replacement else ""
-        gated = False
+        gates = []
         for guard in self._guards():
-            if guard.exempt or names & guard.present or failure in guard.catches:
+            if guard.exempt or names & guard.present:
                 return
-            if public and public in guard.probed_public:
+            if failure in guard.catches and guard.depth == self._depth:
                 return
-            gated = gated or guard.version
+            if public and public in guard.probed_public \
+                    and not {n for n in names if is_private(n)} & guard.repeats:
+                return
+            if guard.version:
+                gates.append(guard.gate)
         statement = self._statements[-1] if self._statements else None
-        context.setdefault("call", self._calls.get(id(node)))
+        call = context.setdefault("call", self._calls.get(id(node)))
         context.setdefault("function", self._functions[-1] if self._functions else None)
-        self.findings.append(RawFinding(node, rule, api, gated, statement,
-                                        self._expression_scopes > 0, context))
+        keywords = tuple(arg.keyword.value for arg in call.args if arg.keyword is not None) \
+            if isinstance(call, cst.Call) else ()
+        self.findings.append(RawFinding(node, rule, api, bool(gates), statement,
+                                        self._expression_scopes > 0, context,
+                                        tuple(g for g in gates if g is not None), keywords))
 
-    def _already_handled(self, path: str, rule: Rule) -> bool:
-        for prefix, code in self._handled_imports:
-            if code == rule.code and (path == prefix or path.startswith(prefix + ".")):
-                return True
-        return False
+    def _handle(self, names: list[str], rule: Rule) -> None:
+        """Mark the bindings an import just made: uses through them of the same rule are the
+        import's use (another rule reached through them, `_mesh_resources.<member>`, is not)."""
+        for name in names:
+            binding = self.resolver.lookup(name)
+            if binding is not None:
+                self._handled[id(binding)] = (binding, rule.code)
 
     # -- imports ---------------------------------------------------------------------------
-    def _import_path(self, node: cst.CSTNode, path: str) -> None:
+    def _import_path(self, node: cst.CSTNode, path: str) -> Rule | None:
         if not path.startswith("torch.") or not any(is_private(p) for p in path.split(".")):
-            return
+            return None
         matched = self.catalog.match(path)
         if matched is None:
-            return
+            return None
         rule, api = matched
-        self._handled_imports.append((path, rule.code))
         self._report(node, rule, api, IMPORT, statement_node=self._import_statement)
+        return rule
 
     def visit_Import(self, node: cst.Import) -> bool:
         self._import_statement = node
         bind_import(self.resolver, node)
         for alias in node.names:
             parts = dotted_parts(alias.name)
-            if parts:
-                self._import_path(alias, ".".join(parts))
+            rule = self._import_path(alias, ".".join(parts)) if parts else None
+            if rule is not None:
+                bound = alias.asname.name if alias.asname else None
+                self._handle([bound.value if isinstance(bound, cst.Name) else parts[0]], rule)
         return False
 
     def visit_ImportFrom(self, node: cst.ImportFrom) -> bool:
@@ -137,8 +160,6 @@ class Detector(ScopeTracking, cst.CSTVisitor):
         module = ".".join(parts)
         module_private = module.startswith("torch.") and any(is_private(p) for p in parts)
         module_match = self.catalog.match(module) if module_private else None
-        if module_match is not None:
-            self._handled_imports.append((module, module_match[0].code))
         statement_reported = False
         for alias in names:
             name_parts = dotted_parts(alias.name)
@@ -148,13 +169,15 @@ class Detector(ScopeTracking, cst.CSTVisitor):
             matched = self.catalog.match(path) if path.startswith("torch.") else None
             if matched is None or not (module_private or is_private(name_parts[0])):
                 continue
+            bound = alias.asname.name if alias.asname else alias.name
+            if isinstance(bound, cst.Name):
+                self._handle([bound.value], matched[0])
             if module_match is not None and matched[0] is module_match[0]:
                 if not statement_reported:  # one finding per statement for the private module
                     statement_reported = True
                     self._report(node, module_match[0], module_match[1], IMPORT,
                                  statement_node=node, module=module)
                 continue
-            self._handled_imports.append((path, matched[0].code))
             self._report(alias, matched[0], matched[1], IMPORT, statement_node=node, alias=alias,
                          module=module)
         if module_match is not None and not names:  # `from torch._x import *`
@@ -163,12 +186,18 @@ class Detector(ScopeTracking, cst.CSTVisitor):
         return False
 
     # -- uses ------------------------------------------------------------------------------
-    def _path_use(self, node: cst.CSTNode, path: str) -> None:
-        if not any(is_private(p) for p in path.split(".")):
+    def _path_use(self, node: cst.CSTNode, path: str, imported_as: str = "") -> None:
+        parts = path.split(".")
+        if not any(is_private(p) for p in parts):
             return
         matched = self.catalog.match(path)
-        if matched is None or self._already_handled(path, matched[0]):
+        if matched is None or matched[0].code == imported_as:
             return
+        if matched[0].kind == "generic" and parts[-1] in self._own:
+            return  # `nn.Module._old_apply = nn.Module.apply`: the project's name, not torch's
+        if id(node) in self._probed_objects and matched[1] == matched[0].api \
+                and all(matched[0].window.has(m) for m in self.catalog.known_releases):
+            return  # ... except the very module a rule names when every release has it (`torch._C`)
         self._report(node, matched[0], matched[1], ATTRIBUTE, used_path=path)
 
     def _member_use(self, node: cst.CSTNode, receiver: cst.BaseExpression, member: str) -> None:
@@ -194,6 +223,8 @@ class Detector(ScopeTracking, cst.CSTVisitor):
             return
         if binding is not None and binding.kind not in (UNKNOWN,):
             return  # known to be something else: a same-named member of another type
+        if member in self._own:
+            return  # an untyped receiver whose `_x` this file sets itself (a stand-in, a store)
         for rule in candidates:
             if rule.distinctive:
                 self._report(node, rule, rule.api, ATTRIBUTE, **receiver_context)
@@ -210,14 +241,41 @@ class Detector(ScopeTracking, cst.CSTVisitor):
         return isinstance(device, cst.Name) and self.resolver.lookup(device.value) is device_binding
 
     def visit_Attribute(self, node: cst.Attribute) -> bool:
+        if id(node) in self._stores:
+            return True  # `x._m = ...` sets an attribute; what `x` is still gets read
         parts = dotted_parts(node)
         if parts:
-            binding = self.resolver.lookup(parts[0])
+            binding = self.resolver.root(parts[0])
             if binding is not None and binding.kind == PATH:
-                self._path_use(node, ".".join([binding.value] + parts[1:]))
+                handled = self._handled.get(id(binding))
+                self._path_use(node, ".".join([binding.value] + parts[1:]),
+                               handled[1] if handled else "")
                 return False
         self._member_use(node, node.value, node.attr.value)
         return True
+
+    def visit_AssignTarget(self, node: cst.AssignTarget) -> bool:
+        if isinstance(node.target, cst.Attribute):
+            self._stores.add(id(node.target))
+        return True
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> bool:
+        if isinstance(node.target, cst.Attribute):
+            self._stores.add(id(node.target))
+        if self.resolver.scopes[-1].kind == "function":
+            self._unevaluated.add(id(node.annotation))  # local annotations are never evaluated
+        return True
+
+    def visit_Del(self, node: cst.Del) -> bool:
+        if isinstance(node.target, cst.Attribute):
+            self._stores.add(id(node.target))
+        return True
+
+    def visit_Annotation(self, node: cst.Annotation) -> bool:
+        # The names an annotation uses still type the code (resolver.annotation), but an
+        # annotation that never runs cannot crash: under `from __future__ import annotations`,
+        # and on local variables. The import that brings its names in is judged on its own.
+        return not (self._future_annotations or id(node) in self._unevaluated)
 
     def visit_Call(self, node: cst.Call) -> bool:
         self._calls[id(node.func)] = node
@@ -227,8 +285,9 @@ class Detector(ScopeTracking, cst.CSTVisitor):
             if member:
                 self._member_use(node, node.args[0].value, member)
         elif (name == "hasattr" or name == "getattr") and len(node.args) >= 2:
-            # The object a probe inspects is part of the guard, not a use to report.
-            self._region(node.args[0], Guard(exempt=True))
+            # The object a probe inspects is evaluated, so it is a use like any other (the
+            # `torch._C._cpu` in `hasattr(torch._C._cpu, "_x")` can be missing) ...
+            self._probed_objects.add(id(node.args[0].value))
         return True
 
     # -- guards ----------------------------------------------------------------------------
@@ -237,19 +296,24 @@ class Detector(ScopeTracking, cst.CSTVisitor):
             self._region(node.body, Guard(exempt=True))
             return True
         facts = self._facts(node.test)
-        self._region(node.body, Guard.branch(facts, True))
-        self._region(node.orelse, Guard.branch(facts, False))
+        self._region(node.body, Guard.branch(facts, True, id(node)))
+        self._region(node.orelse, Guard.branch(facts, False, id(node)))
         return True
 
     def leave_If(self, original_node: cst.If) -> None:
-        if original_node.orelse is None and ends_in_exit(original_node.body) and self._blocks:
-            facts = self._facts(original_node.test)
+        if original_node.orelse is not None or not self._blocks:
+            return
+        facts = self._facts(original_node.test)
+        if ends_in_exit(original_node.body):
             self._blocks[-1].append(Guard.branch(facts, False))
+        elif facts.when_false and facts.when_false <= sets_attributes(original_node.body):
+            # `if not hasattr(m, "_x"): m._x = {}`: from here on `_x` exists either way.
+            self._blocks[-1].append(Guard(present=facts.when_false))
 
     def visit_IfExp(self, node: cst.IfExp) -> bool:
         facts = self._facts(node.test)
-        self._region(node.body, Guard.branch(facts, True))
-        self._region(node.orelse, Guard.branch(facts, False))
+        self._region(node.body, Guard.branch(facts, True, id(node)))
+        self._region(node.orelse, Guard.branch(facts, False, id(node)))
         return True
 
     def visit_BooleanOperation(self, node: cst.BooleanOperation) -> bool:
@@ -264,12 +328,15 @@ class Detector(ScopeTracking, cst.CSTVisitor):
 
     def _try(self, node: cst.Try | cst.TryStar) -> bool:
         caught = frozenset()
+        used = identifiers(node.body)
         for handler in node.handlers:
             kinds = caught_kinds(handler.type)
             caught |= kinds
-            # The handler of a failed probe is the fallback path: it runs when the other is absent.
-            self._region(handler.body, Guard(catches=kinds))
-        self._region(node.body, Guard(catches=caught))
+            # A handler runs when its body failed: it is the fallback for the public APIs the
+            # body tried, unless it repeats the body's own private access.
+            if kinds:
+                self._region(handler.body, Guard(probed_public=used, repeats=used))
+        self._region(node.body, Guard(catches=caught, depth=self._depth))
         return True
 
     def visit_Try(self, node: cst.Try) -> bool:
@@ -288,14 +355,142 @@ class Detector(ScopeTracking, cst.CSTVisitor):
                     for arg in call.args:
                         caught |= caught_kinds(arg.value)
         if caught:
-            self._region(node.body, Guard(catches=caught))
+            self._region(node.body, Guard(catches=caught, depth=self._depth))
         for item in node.items:
             if item.asname and isinstance(item.asname.name, cst.Name):
                 self.resolver.bind(item.asname.name.value, None)
         return True
 
-def detect(module: cst.Module, catalog: Catalog) -> list[RawFinding]:
+    # -- scopes where handlers stop guarding ---------------------------------------------------
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        super().visit_FunctionDef(node)
+        self._depth += 1  # the body runs when called, outside any try around the def
+        return True
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+        super().leave_FunctionDef(original_node)
+        self._depth -= 1
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        super().visit_Lambda(node)
+        self._depth += 1
+        return True
+
+    def leave_Lambda(self, original_node: cst.Lambda) -> None:
+        super().leave_Lambda(original_node)
+        self._depth -= 1
+
+
+def identifiers(node: cst.CSTNode) -> frozenset[str]:
+    """Every name and attribute name a piece of code mentions (imported names included)."""
+    found: set[str] = set()
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, cst.Name):
+            found.add(current.value)
+        elif isinstance(current, cst.Attribute):
+            found.add(current.attr.value)
+        stack.extend(children(current))
+    return frozenset(found)
+
+
+def sets_attributes(body: cst.CSTNode) -> frozenset[str]:
+    """Attribute names a block assigns to (`m._x = {}`, `setattr(m, "_x", {})`)."""
+    found: set[str] = set()
+    stack = [body]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, (cst.AssignTarget, cst.AnnAssign)) \
+                and isinstance(current.target, cst.Attribute):
+            found.add(current.target.attr.value)
+        elif isinstance(current, cst.Call) and isinstance(current.func, cst.Name) \
+                and current.func.value == "setattr" and len(current.args) >= 2:
+            member = string_value(current.args[1].value)
+            if member:
+                found.add(member)
+        stack.extend(children(current))
+    return frozenset(found)
+
+
+class _ModuleFacts(cst.CSTVisitor):
+    """One cheap pass before the walk: the __future__ import, names bound, attributes set."""
+
+    def __init__(self) -> None:
+        self.future_annotations = False
+        self.defined: set[str] = set()
+        self.stored: set[str] = set()
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if isinstance(node, cst.ImportFrom):
+            self._import_from(node)
+            return False
+        if isinstance(node, cst.Assign):
+            # `dist._x = wrap(dist._x)` wraps what torch has: a use, not the project's own name.
+            read = identifiers(node.value)
+            for target in node.targets:
+                self._target(target.target, read)
+        elif isinstance(node, (cst.AnnAssign, cst.For)):
+            self._target(node.target)
+        elif isinstance(node, cst.FunctionDef):
+            self.defined.add(node.name.value)
+        elif isinstance(node, cst.ClassDef):
+            self.defined.add(node.name.value)
+        elif isinstance(node, cst.Call) and isinstance(node.func, cst.Name) \
+                and node.func.value == "setattr" and len(node.args) >= 2:
+            member = string_value(node.args[1].value)
+            if member and is_private(member):
+                self.stored.add(member)
+        return True
+
+    def on_leave(self, original_node: cst.CSTNode) -> None:
+        pass
+
+    def _import_from(self, node: cst.ImportFrom) -> None:
+        if isinstance(node.module, cst.Name) and node.module.value == "__future__" \
+                and not isinstance(node.names, cst.ImportStar) \
+                and any(isinstance(a.name, cst.Name) and a.name.value == "annotations"
+                        for a in node.names):
+            self.future_annotations = True
+
+    def _target(self, target: cst.BaseExpression, read: frozenset[str] = frozenset()) -> None:
+        if isinstance(target, cst.Name):
+            self.defined.add(target.value)
+        elif isinstance(target, cst.Attribute) and is_private(target.attr.value) \
+                and target.attr.value not in read \
+                and not (isinstance(target.value, cst.Name) and target.value.value in ("self", "cls")):
+            self.stored.add(target.attr.value)  # `self._x` is the class's own member already
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            for element in target.elements:
+                self._target(element.value, read)
+
+
+def _ungate_both_branches(findings: list[RawFinding]) -> None:
+    """A version check whose every branch uses the same API does not gate it: it is unguarded."""
+    branches: dict[tuple[str, int], set[bool]] = {}
+    for finding in findings:
+        for gate, taken in finding.gates:
+            branches.setdefault((finding.api, gate), set()).add(taken)
+    for finding in findings:
+        if finding.version_gated and any(len(branches[(finding.api, gate)]) == 2
+                                         for gate, _ in finding.gates):
+            finding.version_gated = False
+
+
+def detect(module: cst.Module, catalog: Catalog, project: ProjectIndex | None = None,
+           module_name: tuple[str, bool] | None = None) -> list[RawFinding]:
     detector = Detector(catalog)
+    detector.resolver.project = project
+    detector.resolver.module = module_name
+    facts = _ModuleFacts()
+    walk(module, facts)
+    detector._future_annotations = facts.future_annotations
+    detector.resolver.defined = frozenset(facts.defined)
+    # Private names the file itself assigns (a project attribute set on a torch object, a test
+    # double's member, a default made by "make sure it exists"): the project's, not torch's.
+    detector._own = frozenset(facts.stored)
     prebind_module_imports(detector.resolver, module)
     walk(module, detector)
+    _ungate_both_branches(detector.findings)
     return detector.findings
+

@@ -19,7 +19,7 @@ from typing import Callable
 import libcst as cst
 
 from privlint.walk import children
-from privlint.resolve import CAPFLAG, VERFLAG, Binding, dotted_parts, string_value
+from privlint.resolve import CAPFLAG, PATH, VERFLAG, Binding, dotted_parts, string_value
 
 ATTRIBUTE, IMPORT = "attribute", "import"
 
@@ -80,7 +80,11 @@ def mentions_torch_version(node: cst.BaseExpression, lookup: Lookup) -> bool:
         parts = dotted_parts(current) if isinstance(current, (cst.Name, cst.Attribute)) else None
         if parts:
             if "__version__" in parts:
-                return True
+                root = lookup(parts[0])
+                if parts[0] == "torch" or (root is not None and root.kind == PATH
+                                           and root.value.split(".")[0] == "torch"):
+                    return True
+                continue  # another package's version (`tensordict.__version__`) is no torch gate
             if parts[0] != "torch" or len(parts) == 1:
                 binding = lookup(parts[0])
                 if binding is not None and binding.kind == VERFLAG:
@@ -108,18 +112,33 @@ def condition_facts(node: cst.BaseExpression, lookup: Lookup) -> Facts:
         member = _probe_member(node)
         if member:
             return Facts(frozenset({member}))
+        if isinstance(node.func, cst.Name):  # a predicate helper: `def has_x(): return hasattr(...)`
+            binding = lookup(node.func.value)
+            if binding is not None and binding.members:
+                return Facts(binding.members)
         if isinstance(node.func, cst.Name) and node.func.value in ("callable", "bool") and node.args:
             return condition_facts(node.args[0].value, lookup)
     if isinstance(node, cst.Comparison) and len(node.comparisons) == 1:
         target = node.comparisons[0]
+        member = string_value(node.left)
+        if member and isinstance(target.operator, (cst.In, cst.NotIn)) \
+                and isinstance(target.comparator, cst.Call) \
+                and isinstance(target.comparator.func, cst.Name) \
+                and target.comparator.func.value == "dir" and len(target.comparator.args) == 1:
+            facts = Facts(frozenset({member}))  # `"_x" in dir(obj)`
+            return facts if isinstance(target.operator, cst.In) else facts.negated()
         if isinstance(node.left, cst.Call) and _is_none(target.comparator):
             member = _probe_member(node.left)
             if member and isinstance(target.operator, cst.IsNot):
                 return Facts(frozenset({member}))
             if member and isinstance(target.operator, cst.Is):
                 return Facts(frozenset(), frozenset({member}))
-    if isinstance(node, cst.Name):
-        binding = lookup(node.value)
+    if isinstance(node, cst.Name) or (isinstance(node, cst.Attribute)
+                                      and isinstance(node.value, cst.Name)
+                                      and node.value.value in ("self", "cls")):
+        # A flag: `HAS_X = hasattr(...)`, or `self.has_x = hasattr(...)` set in `__init__`.
+        key = node.value if isinstance(node, cst.Name) else f"self.{node.attr.value}"
+        binding = lookup(key)
         if binding is not None and binding.kind == CAPFLAG:
             return Facts(binding.members)
     return Facts(version=mentions_torch_version(node, lookup))
@@ -154,12 +173,18 @@ class Guard:
 
     present: frozenset[str] = frozenset()     # members proven present (hasattr & co.)
     probed_public: frozenset[str] = frozenset()  # public members proven absent: a fallback branch
+    # An `except` handler is a fallback only for APIs its try body did not use: a handler that
+    # repeats the body's private access fails the same way.
+    repeats: frozenset[str] = frozenset()
     catches: frozenset[str] = frozenset()     # ATTRIBUTE / IMPORT failures caught around it
+    depth: int = 0                            # the def/lambda nesting the `catches` hold in
     version: bool = False                     # a torch version comparison decides it
-    exempt: bool = False                      # never runs (`if TYPE_CHECKING:`) or is a probe
+    gate: tuple[int, bool] | None = None      # (id of the version check, which branch)
+    exempt: bool = False                      # never runs (`if TYPE_CHECKING:`)
 
     @classmethod
-    def branch(cls, facts: Facts, taken: bool) -> "Guard":
+    def branch(cls, facts: Facts, taken: bool, gate: int | None = None) -> "Guard":
         present = facts.when_true if taken else facts.when_false
         absent = facts.when_false if taken else facts.when_true
-        return cls(present=present, probed_public=absent, version=facts.version)
+        return cls(present=present, probed_public=absent, version=facts.version,
+                   gate=(gate, taken) if gate is not None and facts.version else None)

@@ -14,19 +14,28 @@ detector as it walks the tree. It knows exactly what the detector needs:
 
 from __future__ import annotations
 
+import builtins
 import functools
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import libcst as cst
 
 from privlint.catalog import Catalog
 from privlint.walk import walk
 
+if TYPE_CHECKING:
+    from privlint.project import ProjectIndex
+
 PATH, INSTANCE, ELEMENTS, FOREIGN, FUNCTION, CAPFLAG, VERFLAG, UNKNOWN = (
     "path", "instance", "elements", "foreign", "function", "capflag", "verflag", "unknown")
 
 _CONTAINERS = {"list", "List", "Sequence", "MutableSequence", "Iterable", "Iterator", "Collection",
                "tuple", "Tuple", "set", "Set", "frozenset", "FrozenSet", "AbstractSet", "Generator"}
+# Annotated mappings hold their values' type: `meshes: dict[str, DeviceMesh]`, `meshes["dp"]`.
+_MAPPINGS = {"dict", "Dict", "Mapping", "MutableMapping", "OrderedDict", "DefaultDict",
+             "defaultdict"}
+_ELEMENT_GETTERS = {"get", "pop", "setdefault", "__getitem__"}
 _OPTIONAL = {"Optional", "Union", "Annotated", "Final", "ClassVar"}
 _UNTYPED = {"Any", "object"}
 _LITERALS = (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString, cst.Integer, cst.Float,
@@ -44,6 +53,7 @@ class Binding:
 
 
 UNKNOWN_BINDING = Binding(UNKNOWN)
+_BUILTINS = frozenset(dir(builtins))
 
 
 @dataclass
@@ -125,8 +135,13 @@ class _ClassMembers(cst.CSTVisitor):
 class Resolver:
     """The scope stack and the questions asked of it."""
 
-    def __init__(self, catalog: Catalog) -> None:
+    def __init__(self, catalog: Catalog, project: "ProjectIndex | None" = None,
+                 module: tuple[str, bool] | None = None) -> None:
         self.catalog = catalog
+        self.project = project  # the project's own modules' signatures, read on demand
+        self.module = module    # this file's dotted name, and whether it is a package
+        self.star_roots: list[str] = []  # torch modules star-imported here
+        self.defined: frozenset[str] = frozenset()  # names this module binds anywhere
         self.scopes: list[Scope] = [Scope("module")]
         self.classes: list[ClassInfo] = []
         self._short_types = {name.rsplit(".", 1)[-1]: name for name in catalog.types}
@@ -155,6 +170,9 @@ class Resolver:
         return None
 
     def lookup(self, name: str) -> Binding | None:
+        if name.startswith("self."):  # an attribute set on `self` in this class (a flag, a mesh)
+            info = self.current_class()
+            return info.attr_types.get(name[len("self."):]) if info else None
         innermost = self.scopes[-1]
         for scope in reversed(self.scopes):
             if scope.kind == "class" and scope is not innermost:
@@ -183,12 +201,37 @@ class Resolver:
         return self.classes[-1] if self.classes else None
 
     # -- resolution ----------------------------------------------------------------------
+    def absolute_module(self, node: cst.ImportFrom) -> str | None:
+        """The module a `from ... import` names, relative imports made absolute when known."""
+        parts = dotted_parts(node.module) if node.module is not None else []
+        if parts is None:
+            return None
+        level = len(node.relative)
+        if level == 0:
+            return ".".join(parts) or None
+        if self.module is None:
+            return None
+        current, is_package = self.module
+        base = current.split(".") if is_package else current.split(".")[:-1]
+        if level > 1:
+            base = base[: len(base) - (level - 1)]
+        return ".".join(base + parts) or None
+
+    def root(self, name: str) -> Binding | None:
+        """What the head of an attribute chain is bound to, star imports of torch included."""
+        binding = self.lookup(name)
+        if binding is None and self.star_roots and name not in self.defined \
+                and name not in _BUILTINS:
+            # Only a star import can have bound it; torch's are the ones that matter here.
+            return Binding(PATH, f"{self.star_roots[-1]}.{name}")
+        return binding
+
     def resolve_path(self, node: cst.BaseExpression) -> str | None:
         """The dotted path an import-rooted chain names: `dist.group` -> `torch.distributed.group`."""
         parts = dotted_parts(node)
         if not parts:
             return None
-        binding = self.lookup(parts[0])
+        binding = self.root(parts[0])
         if binding is None or binding.kind != PATH:
             return None
         return ".".join([binding.value] + parts[1:])
@@ -232,10 +275,18 @@ class Resolver:
 
     def _infer_call(self, node: cst.Call) -> Binding | None:
         func = node.func
+        parts = dotted_parts(func)
+        if parts and parts[-1] in self.catalog.test_doubles:
+            return Binding(FOREIGN, "test double")  # unittest.mock objects are not torch's
         path = self.resolve_path(func)
         if path:
             made = self.catalog.constructed_type(path)
-            return Binding(INSTANCE, made) if made else None
+            if made:
+                return Binding(INSTANCE, made)
+            if self.project is not None and path.split(".")[0] != "torch":
+                made = self.project.returns(path)
+                return Binding(INSTANCE, made) if made else None
+            return None
         if isinstance(func, cst.Name):
             binding = self.lookup(func.value)
             if binding and binding.kind == FUNCTION and binding.value:
@@ -245,6 +296,8 @@ class Resolver:
             return None
         if isinstance(func, cst.Attribute):
             receiver = self.infer(func.value)
+            if receiver and receiver.kind == ELEMENTS and func.attr.value in _ELEMENT_GETTERS:
+                return Binding(INSTANCE, receiver.value)
             if receiver and receiver.kind == INSTANCE:
                 info = self.catalog.type_info(receiver.value)
                 if info and func.attr.value in info.same_type_members:
@@ -280,8 +333,8 @@ class Resolver:
                          if not (isinstance(a, cst.Name) and a.value == "None")]
                 inner = [i for i in inner if i is not None] if base == "Union" else inner[:1]
                 return inner[0] if len(inner) == 1 else None
-            if base in _CONTAINERS:
-                element = self.annotation(args[0])
+            if base in _CONTAINERS or (base in _MAPPINGS and len(args) == 2):
+                element = self.annotation(args[-1] if base in _MAPPINGS else args[0])
                 if element and element.kind == INSTANCE:
                     return Binding(ELEMENTS, element.value)
             return None

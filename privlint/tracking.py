@@ -45,7 +45,7 @@ class ScopeTracking:
         elif isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) \
                 and target.value.value in ("self", "cls"):
             info = self.resolver.current_class()
-            if info is not None and binding is not None and binding.kind == INSTANCE:
+            if info is not None and binding is not None and binding.kind in (INSTANCE, CAPFLAG):
                 info.attr_types[target.attr.value] = binding
 
     def leave_Assign(self, original_node: cst.Assign) -> None:
@@ -85,9 +85,10 @@ class ScopeTracking:
     def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
         returns = self.resolver.annotation(node.returns.annotation) if node.returns else None
         made = returns.value if returns is not None and returns.kind == INSTANCE else ""
-        self.resolver.bind(node.name.value, Binding(FUNCTION, made))
+        self.resolver.bind(node.name.value, Binding(FUNCTION, made, members=self._predicate(node)))
         self.resolver.push("function")
         self._functions.append(node)
+        self._returns.append([] if node.returns is None else None)
         params = node.params
         for param in (*params.posonly_params, *params.params, *params.kwonly_params):
             self.resolver.bind(param.name.value, self.resolver.annotation(
@@ -100,6 +101,35 @@ class ScopeTracking:
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
         self.resolver.pop()
         self._functions.pop()
+        returned = self._returns.pop()
+        if returned:  # unannotated: what every `return` gave, when that is one tracked type
+            kinds = {(b.kind, b.value) if b is not None else None for b in returned}
+            if len(kinds) == 1 and returned[0] is not None and returned[0].kind == INSTANCE:
+                name = original_node.name.value
+                earlier = self.resolver.lookup(name)
+                self.resolver.bind(name, Binding(FUNCTION, returned[0].value,
+                                                 members=earlier.members if earlier else frozenset()))
+
+    def visit_Return(self, node: cst.Return) -> bool:
+        if self._returns and self._returns[-1] is not None and node.value is not None:
+            self._returns[-1].append(self.resolver.infer(node.value))
+        return True
+
+    def _predicate(self, node: cst.FunctionDef) -> frozenset[str]:
+        """`def has_x(): return hasattr(dist, "_x")`: the members a true result proves present."""
+        body = node.body.body if isinstance(node.body, cst.IndentedBlock) else node.body.body
+        statements = [s for s in body if not (isinstance(s, cst.SimpleStatementLine)
+                                              and isinstance(s.body[0], cst.Expr)
+                                              and isinstance(s.body[0].value, cst.SimpleString))]
+        if len(statements) != 1:
+            return frozenset()
+        only = statements[0]
+        line = only.body[0] if isinstance(only, cst.SimpleStatementLine) else only
+        if isinstance(line, cst.Return) and line.value is not None:
+            facts = self._facts(line.value)
+            if not facts.version:
+                return facts.when_true
+        return frozenset()
 
     def visit_Lambda(self, node: cst.Lambda) -> bool:
         self._expression_scopes += 1
@@ -181,16 +211,29 @@ def bind_import(resolver: Resolver, node: cst.Import | cst.ImportFrom) -> None:
             elif parts:
                 resolver.bind(parts[0], Binding(PATH, parts[0]))
         return
+    module = resolver.absolute_module(node)
     if isinstance(node.names, cst.ImportStar):
+        if module and module.split(".")[0] == "torch":
+            resolver.star_roots.append(module)
+        elif module and resolver.project is not None:
+            for name, (kind, value) in resolver.project.star_names(module).items():
+                resolver.bind(name, Binding(PATH, value) if kind == "path"
+                              else Binding(FUNCTION, value))
         return
-    parts = dotted_parts(node.module) if node.module is not None and not node.relative else None
+    own = resolver.project is not None and module is not None and module.split(".")[0] != "torch"
     for alias in node.names:
         name_parts = dotted_parts(alias.name)
         bound = alias.asname.name if alias.asname else alias.name
         if not name_parts or not isinstance(bound, cst.Name):
             continue
-        resolver.bind(bound.value, Binding(PATH, ".".join(parts + name_parts[:1])) if parts
-                      else Binding(FOREIGN, "module"))  # a relative import: not torch
+        handed = resolver.project.exported(module, name_parts[0]) if own else None
+        if handed is not None:  # `from .utils import dist`, where utils has `import torch.distributed as dist`
+            kind, value = handed
+            resolver.bind(bound.value, Binding(PATH, value) if kind == "path"
+                          else Binding(FUNCTION, value))
+            continue
+        resolver.bind(bound.value, Binding(PATH, f"{module}.{name_parts[0]}") if module
+                      else Binding(FOREIGN, "module"))  # a relative import outside a package
 
 
 def prebind_module_imports(resolver: Resolver, module: cst.Module) -> None:

@@ -347,6 +347,190 @@ from torch.distributed.device_mesh import _mesh_resources
 def f(mesh):
     return _mesh_resources.root_to_flatten_mapping[mesh]
 ''', [("PRV130", 1), ("PRV132", 4)]),
+
+    # ---- false alarms a maintainer met on real code (issue 11) ------------------------------
+    "fp_project_operator_namespace": ('''
+import torch
+
+def f(x):
+    return torch.ops.mylib._split_cat(x) + torch.ops.mylib._fused.default(x)
+''', []),
+    "fp_future_annotations_never_run": ('''
+from __future__ import annotations
+import torch
+
+def f(x: torch.distributed._tensor.DTensor) -> torch._C._SomeType:
+    y: torch._C._Other = x
+    return y
+''', []),
+    "fp_local_annotations_never_run": ('''
+import torch
+import torch.nn as nn
+
+class C:
+    def __init__(self):
+        self.momenta: dict[nn.modules.batchnorm._BatchNorm, float] = {}
+        local: torch._C._Other = None
+
+def g(x) -> torch._C._Evaluated:
+    return x
+''', [("PRV401", 9)]),
+    "fp_one_finding_per_use_when_wrapping": ('''
+import torch.distributed as dist
+
+def wrap(f):
+    return f
+
+dist._all_gather_base = wrap(dist._all_gather_base)
+''', [("PRV303", 6)]),
+    "fp_vendor_namespace": ('''
+import torch
+
+torch.npu._lazy_init()
+torch.mlu._is_in_bad_fork()
+''', []),
+    "fp_project_sets_its_own_attribute": ('''
+import torch.nn as nn
+
+nn.Module._old_apply = nn.Module.apply
+
+def patched(module, fn):
+    return nn.Module._old_apply(module, fn)
+''', []),
+    "fp_test_doubles": ('''
+from unittest.mock import MagicMock, Mock
+
+def test_root():
+    mesh = Mock()
+    mesh._get_root_mesh = Mock(return_value=mesh)
+    mesh._get_root_mesh.return_value = mesh
+    assert mesh._get_root_mesh() is mesh
+    other = MagicMock()
+    other._unflatten(0, (2, 2), ("a", "b"))
+''', []),
+    "fp_make_sure_it_exists": (MESH + '''
+def f(mesh: DeviceMesh):
+    if not hasattr(mesh, "_flatten_mapping"):
+        mesh._flatten_mapping = {}
+    return mesh._flatten_mapping.get("dp")
+''', []),
+    "fp_other_package_version_is_no_torch_gate": ('''
+import tensordict
+from packaging.version import parse
+
+if parse(tensordict.__version__) < parse("0.10"):
+    from torch.distributed._tensor import DTensor
+''', [("PRV201", 5)]),
+    "same_api_in_both_branches_is_unguarded": ('''
+import torch
+from packaging import version
+
+def mm(a, b):
+    if version.parse(torch.__version__) >= version.parse("2.2"):
+        return torch.distributed._functional_collectives.all_reduce(a, "sum", b)
+    else:
+        return torch.distributed._functional_collectives.all_reduce(a, "sum", b)
+''', [("PRV320", 6), ("PRV320", 8)]),
+    # ---- silent misses (issue 11) ------------------------------------------------------------
+    "miss_guarded_import_elsewhere_does_not_hide_a_use": ('''
+import torch
+
+def a():
+    try:
+        from torch.distributed._functional_collectives import all_reduce
+    except ImportError:
+        all_reduce = None
+    return all_reduce
+
+def b(x, g):
+    return torch.distributed._functional_collectives.all_reduce(x, "sum", g)
+''', [("PRV320", 11)]),
+    "miss_other_route_after_from_import": ('''
+import torch.distributed as dist
+from torch.distributed.distributed_c10d import _get_default_group
+
+pg = _get_default_group()
+other = dist.distributed_c10d._get_default_group()
+''', [("PRV301", 2), ("PRV301", 5)]),
+    "miss_handler_repeats_the_body": ('''
+import torch.distributed as dist
+from megatron.core.utils import is_torch_min_version
+
+try:
+    if is_torch_min_version("1.13.0"):
+        gather = dist.all_gather_into_tensor
+    else:
+        gather = dist._all_gather_base
+except Exception:
+    gather = dist._all_gather_base
+''', [("PRV303", 10)]),
+    "miss_import_error_does_not_catch_attribute_access": ('''
+import torch.distributed as dist
+
+try:
+    pg = dist.distributed_c10d._get_default_group()
+except ImportError:
+    pg = None
+''', [("PRV301", 4)]),
+    "miss_def_inside_try_runs_later": (MESH + '''
+try:
+    def split(mesh: DeviceMesh):
+        return mesh._unflatten(0, (2, 2), ("a", "b"))
+    late = lambda mesh: mesh._get_root_mesh()
+except AttributeError:
+    split = None
+''', [("PRV101", 5), ("PRV103", 6)]),
+    "guard_dir_probe_self_flag_and_predicate": (MESH + '''
+import torch.distributed as dist
+
+def has_unflatten(mesh):
+    return hasattr(mesh, "_unflatten")
+
+class Trainer:
+    def __init__(self, mesh: DeviceMesh):
+        self.mesh = mesh
+        self.can_flatten = hasattr(mesh, "_flatten")
+
+    def build(self):
+        if self.can_flatten:
+            return self.mesh._flatten("dp")
+
+def f(mesh: DeviceMesh):
+    if "_get_root_mesh" in dir(mesh):
+        mesh._get_root_mesh()
+    if "_all_gather_base" not in dir(dist):
+        return None
+    dist._all_gather_base(None, None)
+    if has_unflatten(mesh):
+        mesh._unflatten(0, (2, 2), ("a", "b"))
+    assert has_unflatten(mesh)
+    return mesh._unflatten(0, (2, 2), ("a", "b"))
+''', []),
+    "miss_probe_object_is_a_use": ('''
+import torch
+
+if hasattr(torch._C._cpu, "_is_vnni_supported"):
+    vnni = torch._C._cpu._is_vnni_supported()
+if hasattr(torch._C, "_cuda_getDevice"):
+    d = torch._C._cuda_getDevice()
+''', [("PRV401", 3)]),
+    "miss_helper_return_and_mapping_values": (MESH + '''
+def build(world: DeviceMesh):
+    def make():
+        return world._unflatten(0, (2, 2), ("a", "b"))
+    loss_mesh = make()
+    return loss_mesh["a", "b"]._flatten("loss")
+
+def pick(meshes: dict[str, DeviceMesh]):
+    meshes["dp"]._flatten("x")
+    return meshes.get("tp")._layout
+''', [("PRV101", 5), ("PRV102", 7), ("PRV102", 10), ("PRV111", 11)]),
+    "miss_star_import_of_torch": ('''
+from torch.distributed import *
+
+def group():
+    return distributed_c10d._get_default_group()
+''', [("PRV301", 4)]),
 }
 
 

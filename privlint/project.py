@@ -1,0 +1,199 @@
+"""The project's own modules, as far as the detector needs them: read lazily, cached.
+
+A receiver often comes from the project itself: `mesh = get_mesh(...)` where `get_mesh` lives
+in another module, annotated `-> DeviceMesh`; or `dist` arrives through `from .utils import *`.
+This index answers two questions about a dotted name of the project, reading each module once
+with CPython's `ast` (top-level statements only, nothing executed):
+
+* `returns("pkg.distributed.utils.get_mesh")`: the tracked torch type a top-level function's
+  return annotation names, if any (`DeviceMesh`, `Optional[DeviceMesh]`, `"DeviceMesh"`);
+* `star_names("pkg.utils")`: the names `from pkg.utils import *` brings in that matter here,
+  each with the torch path it is bound to (`dist` -> `torch.distributed`) or the type a
+  function returns.
+
+Modules are found under the project root and its `src/` folder, as `a/b.py` or
+`a/b/__init__.py`. Re-exports (`from .mesh import get_mesh` in a package's `__init__`) are
+followed a few levels.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from privlint.catalog import Catalog
+
+_MAX_HOPS = 4
+
+
+@dataclass
+class ModuleFacts:
+    """What one module's top level binds: torch paths, project names, function return types."""
+
+    name: str
+    imports: dict[str, str] = field(default_factory=dict)       # local name -> dotted path
+    functions: dict[str, ast.expr | None] = field(default_factory=dict)  # name -> returns
+    public: list[str] | None = None                              # __all__, when a literal
+
+
+def _absolute(module: str, level: int, current: str, is_package: bool) -> str:
+    """`from ..x import y` inside `current` -> the absolute module it names."""
+    if level == 0:
+        return module
+    parts = current.split(".")
+    if not is_package:
+        parts = parts[:-1]
+    if level > 1:
+        parts = parts[: len(parts) - (level - 1)]
+    return ".".join([*parts, module] if module else parts)
+
+
+def module_name(path: Path) -> tuple[str, bool] | None:
+    """The dotted module a file is, found by walking up `__init__.py` folders; and is it a package."""
+    path = path.resolve()
+    is_package = path.name == "__init__.py"
+    parts = [] if is_package else [path.stem]
+    directory = path.parent
+    while (directory / "__init__.py").is_file():
+        parts.insert(0, directory.name)
+        directory = directory.parent
+    return (".".join(parts), is_package) if parts else None
+
+
+class ProjectIndex:
+    def __init__(self, root: Path, catalog: Catalog) -> None:
+        self.root = root.resolve()
+        self.catalog = catalog
+        self._roots = [self.root] + ([self.root / "src"] if (self.root / "src").is_dir() else [])
+        self._modules: dict[str, ModuleFacts | None] = {}
+
+    # -- finding and reading modules ---------------------------------------------------------
+    def add_root(self, directory: Path) -> None:
+        """A folder that holds top-level packages (the parent of a checked file's package)."""
+        directory = directory.resolve()
+        if directory not in self._roots:
+            self._roots.append(directory)
+
+    def _file(self, module: str) -> Path | None:
+        relative = Path(*module.split("."))
+        for root in self._roots:
+            for candidate in (root / relative.with_suffix(".py"), root / relative / "__init__.py"):
+                if candidate.is_file():
+                    return candidate
+        return None
+
+    def facts(self, module: str) -> ModuleFacts | None:
+        if module in self._modules:
+            return self._modules[module]
+        self._modules[module] = None  # also stops import cycles
+        path = self._file(module)
+        if path is None:
+            return None
+        try:
+            tree = ast.parse(path.read_bytes())
+        except (SyntaxError, ValueError, OSError, RecursionError, MemoryError):
+            return None
+        facts = ModuleFacts(module)
+        is_package = path.name == "__init__.py"
+        for statement in tree.body:
+            if isinstance(statement, ast.Import):
+                for alias in statement.names:
+                    if alias.asname:
+                        facts.imports[alias.asname] = alias.name
+                    else:
+                        head = alias.name.split(".")[0]
+                        facts.imports[head] = head
+            elif isinstance(statement, ast.ImportFrom) and statement.names[0].name != "*":
+                source = _absolute(statement.module or "", statement.level, module, is_package)
+                for alias in statement.names:
+                    facts.imports[alias.asname or alias.name] = f"{source}.{alias.name}"
+            elif isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                facts.functions[statement.name] = statement.returns
+            elif isinstance(statement, ast.Assign) and any(
+                    isinstance(t, ast.Name) and t.id == "__all__" for t in statement.targets):
+                if isinstance(statement.value, (ast.List, ast.Tuple)):
+                    facts.public = [e.value for e in statement.value.elts
+                                    if isinstance(e, ast.Constant) and isinstance(e.value, str)]
+        self._modules[module] = facts
+        return facts
+
+    # -- questions ------------------------------------------------------------------------------
+    def _split(self, dotted: str) -> tuple[ModuleFacts, str] | None:
+        module, _, name = dotted.rpartition(".")
+        facts = self.facts(module) if module else None
+        return (facts, name) if facts is not None else None
+
+    def returns(self, dotted: str, hops: int = 0) -> str | None:
+        """The tracked torch type the project function `dotted` is annotated to return."""
+        found = self._split(dotted)
+        if found is None or hops > _MAX_HOPS:
+            return None
+        facts, name = found
+        if name in facts.functions:
+            return self._annotation_type(facts, facts.functions[name])
+        source = facts.imports.get(name)
+        if source and source.split(".")[0] != "torch":
+            return self.returns(source, hops + 1)  # a re-export: follow it
+        return None
+
+    def _annotation_type(self, facts: ModuleFacts, node: ast.expr | None) -> str | None:
+        if node is None:
+            return None
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            try:
+                node = ast.parse(node.value, mode="eval").body
+            except SyntaxError:
+                return None
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+            sides = [s for s in (node.left, node.right)
+                     if not (isinstance(s, ast.Constant) and s.value is None)]
+            return self._annotation_type(facts, sides[0]) if len(sides) == 1 else None
+        if isinstance(node, ast.Subscript) and _dotted(node.value) \
+                and _dotted(node.value).split(".")[-1] == "Optional":
+            return self._annotation_type(facts, node.slice)
+        dotted = _dotted(node)
+        if not dotted:
+            return None
+        head, _, rest = dotted.partition(".")
+        path = facts.imports.get(head, head)
+        path = f"{path}.{rest}" if rest else path
+        canonical = self.catalog.canonical(path)
+        return canonical if canonical in self.catalog.types else None
+
+    def _handed_on(self, facts: ModuleFacts) -> dict[str, tuple[str, str]]:
+        names: dict[str, tuple[str, str]] = {}
+        for name, path in facts.imports.items():
+            if path.split(".")[0] == "torch":
+                names[name] = ("path", path)
+        for name, returns in facts.functions.items():
+            made = self._annotation_type(facts, returns)
+            if made:
+                names[name] = ("returns", made)
+        return names
+
+    def exported(self, module: str, name: str) -> tuple[str, str] | None:
+        """`from module import name`: ("path", torch path) or ("returns", tracked type), if either."""
+        facts = self.facts(module)
+        return self._handed_on(facts).get(name) if facts is not None else None
+
+    def star_names(self, module: str) -> dict[str, tuple[str, str]]:
+        """`from module import *`: name -> ("path", torch path) or ("returns", tracked type)."""
+        facts = self.facts(module)
+        if facts is None:
+            return {}
+        names = self._handed_on(facts)
+        visible = facts.public if facts.public is not None else [n for n in names
+                                                                 if not n.startswith("_")]
+        return {n: names[n] for n in visible if n in names}
+
+
+def _dotted(node: ast.expr) -> str | None:
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    parts.append(node.id)
+    return ".".join(reversed(parts))
