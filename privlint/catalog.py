@@ -58,8 +58,10 @@ class Rule:
     replacement_since: Minor | None = None
     replacement_form: str = "callee"  # "callee": swap the name; "value": `x()` becomes `public`
     public_names: tuple[str, ...] = ()  # names the public home has (import-probe safety)
-    # Keyword parameters that reached the API later than the API itself: name -> first minor.
+    # Arguments that work later than the API itself: name -> first minor. `name:str` is that
+    # argument given as a string literal (`_unflatten("dp", ...)` works from 2.12).
     keywords: tuple[tuple[str, Minor], ...] = ()
+    params: tuple[str, ...] = ()  # the positional parameters' names, to judge positional args
 
     def window_for(self, keywords: tuple[str, ...] = ()) -> Window:
         """The releases where a call passing `keywords` works: the API's window, narrowed."""
@@ -108,6 +110,7 @@ _RULE_KEYS = {
     "since": str, "until": str, "replacement": str, "equivalent": bool, "distinctive": bool,
     "fix": str, "default": bool, "returns": str, "valid": list, "invalid": list,
     "replacement-since": str, "replacement-form": str, "public-names": list, "keywords": dict,
+    "params": list,
 }
 _TYPE_KEYS = {"name": str, "aliases": list, "constructors": list, "same-type-members": list,
               "subscript-same-type": bool}
@@ -183,7 +186,7 @@ def _rule_from_table(table: dict[str, Any], index: int, path: str) -> Rule:
                             key=f"{where}.keywords.{name}")
         keywords.append((name, _minor(first, path, f"{where}.keywords.{name}")))
     return Rule(
-        keywords=tuple(keywords),
+        keywords=tuple(keywords), params=tuple(table.get("params", ())),
         code=code, kind=kind, name=table.get("name") or code, message=table["message"].strip(),
         source=path, api=api, aliases=tuple(table.get("aliases", ())), since=since, until=until,
         replacement=table.get("replacement", ""), equivalent=table.get("equivalent", False),

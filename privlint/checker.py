@@ -148,7 +148,7 @@ def _place(raw, module, data: bytes, display: str, ctx: Context) -> list[tuple[o
         if noqa.is_suppressed(comments, lines, (code, rule.code)):
             continue
         message, severity = explain(rule, item.api, ctx.target, ctx.catalog,
-                                    gated_rule if item.version_gated else None)
+                                    gated_rule if item.version_gated else None, item.keywords)
         anchor = item.statement if item.statement is not None else item.node
         placed.append((item, Finding(display, line, column + 1, end_line, end_column + 1,
                                      code, item.api, message, severity, rule.code,

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from privlint.catalog import Catalog, Rule, is_private
-from privlint.guards import (ATTRIBUTE, IMPORT, Facts, Guard, caught_kinds, condition_facts,
+from privlint.guards import (ATTRIBUTE, CALL, IMPORT, Facts, Guard, caught_kinds, condition_facts,
                              ends_in_exit, is_type_checking)
 from privlint.project import ProjectIndex
 from privlint.tracking import ScopeTracking, bind_import, prebind_module_imports
@@ -100,9 +100,17 @@ class Detector(ScopeTracking, cst.CSTVisitor):
         # A guard must probe the rule's own private component or something reached through it.
         names = set(parts[start:]) if start < len(parts) else {p for p in parts if is_private(p)}
         public = rule.replacement.rsplit(".", 1)[-1] if rule.replacement else ""
+        call = context.setdefault("call", self._calls.get(id(node)))
+        keywords = call_arguments(call, rule.params) if isinstance(call, cst.Call) else ()
+        # A keyword newer than the API itself: a probe for the member proves too little, and
+        # the call fails with a TypeError, which only a handler of TypeError catches.
+        late = any(k in keywords and (rule.since is None or first > rule.since)
+                   for k, first in rule.keywords)
+        if late:
+            failure = CALL
         gates = []
         for guard in self._guards():
-            if guard.exempt or names & guard.present:
+            if guard.exempt or (names & guard.present and not late):
                 return
             if failure in guard.catches and guard.depth == self._depth:
                 return
@@ -112,10 +120,7 @@ class Detector(ScopeTracking, cst.CSTVisitor):
             if guard.version:
                 gates.append(guard.gate)
         statement = self._statements[-1] if self._statements else None
-        call = context.setdefault("call", self._calls.get(id(node)))
         context.setdefault("function", self._functions[-1] if self._functions else None)
-        keywords = tuple(arg.keyword.value for arg in call.args if arg.keyword is not None) \
-            if isinstance(call, cst.Call) else ()
         self.findings.append(RawFinding(node, rule, api, bool(gates), statement,
                                         self._expression_scopes > 0, context,
                                         tuple(g for g in gates if g is not None), keywords))
@@ -379,6 +384,26 @@ class Detector(ScopeTracking, cst.CSTVisitor):
     def leave_Lambda(self, original_node: cst.Lambda) -> None:
         super().leave_Lambda(original_node)
         self._depth -= 1
+
+
+def call_arguments(call: cst.Call, params: tuple[str, ...]) -> tuple[str, ...]:
+    """The parameters a call passes (`name`, and `name:str` for a string literal), as far as
+    keywords and the rule's positional parameter names tell."""
+    passed = []
+    position = 0
+    for arg in call.args:
+        if arg.star:
+            break  # `*args`/`**kw`: what follows cannot be placed
+        if arg.keyword is not None:
+            name = arg.keyword.value
+        elif position < len(params):
+            name, position = params[position], position + 1
+        else:
+            continue
+        passed.append(name)
+        if isinstance(arg.value, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)):
+            passed.append(f"{name}:str")
+    return tuple(passed)
 
 
 def identifiers(node: cst.CSTNode) -> frozenset[str]:

@@ -6,7 +6,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from privlint.catalog import Catalog, Rule
-from privlint.versions import TargetRange
+from privlint.versions import TargetRange, format_minor
 
 
 @dataclass
@@ -38,16 +38,30 @@ def _short(api: str, rule: Rule) -> str:
     return api
 
 
+def _argument(name: str) -> str:
+    return f"a string `{name[:-4]}`" if name.endswith(":str") else f"`{name}=`"
+
+
 def explain(rule: Rule, api: str, target: TargetRange, catalog: Catalog,
-            gated_by: Rule | None = None) -> tuple[str, str]:
-    """The message and severity of a finding: what is private, which torch has it, what to do."""
+            gated_by: Rule | None = None, keywords: tuple[str, ...] = ()) -> tuple[str, str]:
+    """The message and severity of a finding: what is private, which torch has it, what to do.
+
+    A call passing a keyword that reached the API later (`_flatten(..., backend_override=...)`)
+    is judged by the narrower window of releases where that call works.
+    """
     known = catalog.known_releases
     name = f"`{_short(api, rule)}`"
+    late = [(k, first) for k, first in rule.keywords if k in keywords
+            and (rule.since is None or first > rule.since)]
     if rule.kind == "generic":
         availability, gaps = "not tracked by the catalog", None
     else:
-        availability = rule.window.describe(known)
-        gaps = rule.window.gaps(target)
+        window = rule.window_for(keywords)
+        availability = rule.window.describe(known) + "".join(
+            f"; {_argument(k)} since torch {format_minor(first)}" for k, first in late)
+        gaps = window.gaps(target)
+        if gaps and late and not rule.window.gaps(target):
+            gaps = f"{gaps} with {_argument(late[0][0])}"
     if gaps:
         support = f"{gaps}; your project supports {target.describe()}" if target.spec else gaps
         severity = "error"

@@ -21,14 +21,17 @@ import libcst as cst
 from privlint.walk import children
 from privlint.resolve import CAPFLAG, PATH, VERFLAG, Binding, dotted_parts, string_value
 
-ATTRIBUTE, IMPORT = "attribute", "import"
+# What a missing API raises: a missing member, a missing module, or (for a keyword the
+# installed release does not take yet) a TypeError from the call.
+ATTRIBUTE, IMPORT, CALL = "attribute", "import", "call"
 
 _CATCHES = {
     "AttributeError": {ATTRIBUTE},
     "ImportError": {IMPORT},
     "ModuleNotFoundError": {IMPORT},
-    "Exception": {ATTRIBUTE, IMPORT},
-    "BaseException": {ATTRIBUTE, IMPORT},
+    "TypeError": {CALL},
+    "Exception": {ATTRIBUTE, IMPORT, CALL},
+    "BaseException": {ATTRIBUTE, IMPORT, CALL},
 }
 
 # Names of helpers and flags that compare the torch version: is_torch_version(">=", "2.5"),
@@ -147,7 +150,7 @@ def condition_facts(node: cst.BaseExpression, lookup: Lookup) -> Facts:
 def caught_kinds(handler_type: cst.BaseExpression | None) -> frozenset[str]:
     """What a missing API raises that this `except` clause catches."""
     if handler_type is None:
-        return frozenset({ATTRIBUTE, IMPORT})
+        return frozenset({ATTRIBUTE, IMPORT, CALL})
     if isinstance(handler_type, cst.Tuple):
         kinds: set[str] = set()
         for element in handler_type.elements:

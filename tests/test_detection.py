@@ -525,6 +525,23 @@ def pick(meshes: dict[str, DeviceMesh]):
     meshes["dp"]._flatten("x")
     return meshes.get("tp")._layout
 ''', [("PRV101", 5), ("PRV102", 7), ("PRV102", 10), ("PRV111", 11)]),
+    "keyword_newer_than_the_member": (MESH + '''
+def f(mesh: DeviceMesh, options):
+    if hasattr(mesh, "_flatten"):
+        mesh._flatten("dp")
+        mesh._flatten("dp", backend_override=options)
+    try:
+        mesh._flatten("dp", backend_override=options)
+    except TypeError:
+        mesh._flatten("dp")
+''', [("PRV102", 6), ("PRV102", 10)]),
+    "string_dim_works_from_2_12_only": (MESH + '''
+def f(mesh: DeviceMesh):
+    if hasattr(mesh, "_unflatten"):
+        a = mesh._unflatten(0, (2, 2), ("a", "b"))
+        b = mesh._unflatten("dp", (2, 2), ("a", "b"))
+        c = mesh._unflatten(dim="dp", mesh_sizes=(2, 2), mesh_dim_names=("a", "b"))
+''', [("PRV101", 6), ("PRV101", 7)]),
     "miss_star_import_of_torch": ('''
 from torch.distributed import *
 

@@ -6,7 +6,7 @@ import libcst as cst
 import pytest
 
 from privlint.catalog import load_catalog
-from privlint.guards import ATTRIBUTE, IMPORT, Facts, caught_kinds, condition_facts
+from privlint.guards import ATTRIBUTE, CALL, IMPORT, Facts, caught_kinds, condition_facts
 from privlint.resolve import CAPFLAG, ELEMENTS, FUNCTION, INSTANCE, PATH, Binding, Resolver
 
 CATALOG = load_catalog()
@@ -64,7 +64,8 @@ def test_which_conditions_are_torch_version_checks(condition, is_version):
     ("ModuleNotFoundError", {IMPORT}),
     ("AttributeError", {ATTRIBUTE}),
     ("(ImportError, AttributeError)", {IMPORT, ATTRIBUTE}),
-    ("Exception", {IMPORT, ATTRIBUTE}),
+    ("Exception", {IMPORT, ATTRIBUTE, CALL}),
+    ("TypeError", {CALL}),  # a keyword the installed release does not take yet
     ("ValueError", set()),
     ("(ValueError, RuntimeError)", set()),
 ])
