@@ -93,6 +93,8 @@ class TypeInfo:
     constructors: tuple[str, ...]
     same_type_members: tuple[str, ...]
     subscript_same_type: bool
+    # Attributes that hold another tracked type: `DTensorSpec.mesh` is a DeviceMesh.
+    attributes: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -113,7 +115,7 @@ _RULE_KEYS = {
     "params": list,
 }
 _TYPE_KEYS = {"name": str, "aliases": list, "constructors": list, "same-type-members": list,
-              "subscript-same-type": bool}
+              "subscript-same-type": bool, "attributes": dict}
 _TEMPLATE_KEYS = {"id": str, "placement": str, "description": str, "statement": str,
                   "expression": str, "fallback-callee": str, "fallback-args": list,
                   "fallback-backend-arg": str, "imports": list}
@@ -361,6 +363,8 @@ def _load_file(path: Path, rules: list[Rule], types: dict[str, TypeInfo],
             constructors=tuple(table.get("constructors", ())),
             same_type_members=tuple(table.get("same-type-members", ())),
             subscript_same_type=table.get("subscript-same-type", False),
+            attributes=tuple((k, v) for k, v in table.get("attributes", {}).items()
+                             if isinstance(v, str)),
         )
     for index, table in enumerate(data.get("template", [])):
         where = f"template[{index}]"

@@ -259,7 +259,9 @@ class Resolver:
             if info and isinstance(node.value, cst.Name) and node.value.value in ("self", "cls"):
                 return info.attr_types.get(node.attr.value)
             path = self.resolve_path(node)
-            return Binding(PATH, path) if path else None
+            if path:
+                return Binding(PATH, path)
+            return self._attribute_of(node)
         if isinstance(node, cst.Call):
             return self._infer_call(node)
         if isinstance(node, cst.Subscript):
@@ -272,6 +274,19 @@ class Resolver:
                     return Binding(INSTANCE, receiver.value)  # a slice: not the mesh that was made
             return None
         return None
+
+    def _attribute_of(self, node: cst.Attribute) -> Binding | None:
+        """`spec.mesh`, `dtensor._spec`: an attribute the catalog says holds a tracked type."""
+        receiver = self.infer(node.value)
+        if receiver is None or receiver.kind != INSTANCE:
+            return None
+        info = self.catalog.type_info(receiver.value)
+        attribute = node.attr.value
+        made = dict(info.attributes).get(attribute) if info else None
+        if made is None:
+            matched = self.catalog.match(f"{receiver.value}.{attribute}")
+            made = matched[0].returns if matched and matched[0].kind == "member" else None
+        return Binding(INSTANCE, self.catalog.canonical(made)) if made else None
 
     def _infer_call(self, node: cst.Call) -> Binding | None:
         func = node.func
