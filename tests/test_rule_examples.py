@@ -1,4 +1,8 @@
-"""Fixit-style: every rule's own valid and invalid examples, run through the real CLI."""
+"""Fixit-style: every rule's own valid and invalid examples, run through the real CLI.
+
+An invalid example marks each line where a finding must start with `# expect: CODE`; the
+findings must be exactly those (code and line), so an extra or a missing one fails.
+"""
 
 from __future__ import annotations
 
@@ -27,10 +31,22 @@ def test_every_rule_has_examples():
             assert rule.valid, f"{rule.code} has no valid example"
 
 
+def expected(source: str) -> list[tuple[int, str]]:
+    """`# expect: PRV101, PRV102` at the end of a line: the findings that start on that line."""
+    marks = []
+    for number, line in enumerate(source.lstrip("\n").split("\n"), start=1):
+        if "# expect:" in line:
+            marks += [(number, code.strip()) for code in line.split("# expect:")[1].split(",")]
+    return sorted(marks)
+
+
 @pytest.mark.parametrize("code,index,source", INVALID, ids=[f"{c}-invalid-{i}" for c, i, _ in INVALID])
-def test_invalid_example_is_flagged(results, code, index, source):
-    codes = [f["code"] for f in results[f"invalid_{code}_{index}"]]
-    assert code in codes, f"{code} example {index} not flagged; got {codes}\n{source}"
+def test_invalid_example_gives_exactly_its_expected_findings(results, code, index, source):
+    marks = expected(source)
+    assert code in {c for _, c in marks} or code == "PRV003", \
+        f"{code} invalid example {index} marks no `# expect: {code}` line"
+    got = sorted((f["line"], f["code"]) for f in results[f"invalid_{code}_{index}"])
+    assert got == marks, f"{code} example {index}: got {got}, expected {marks}\n{source}"
 
 
 @pytest.mark.parametrize("code,index,source", VALID, ids=[f"{c}-valid-{i}" for c, i, _ in VALID])
