@@ -136,6 +136,9 @@ def _place(raw, module, data: bytes, display: str, ctx: Context) -> list[tuple[o
         rule: Rule = item.rule
         if not ctx.selection.enabled(rule.code, rule.default, ignores):
             continue
+        if item.reached_before is not None and rule.kind != "generic" and all(
+                rule.window.has(m) for m in ctx.target.minors if m < item.reached_before):
+            continue  # a fallback that runs only on supported releases that have the API
         code = rule.code
         if item.version_gated:
             if not ctx.selection.enabled(gated_rule.code, gated_rule.default, ignores):

@@ -33,8 +33,11 @@ class RawFinding:
     statement: cst.CSTNode | None
     in_lambda_or_comprehension: bool = False
     context: dict = field(default_factory=dict)  # what a fix needs: receiver, call, import...
-    gates: tuple[tuple[int, bool], ...] = ()  # the version checks (and branches) around it
+    gates: tuple[tuple[int | None, bool], ...] = ()  # version checks (id, branch) around it
     keywords: tuple[str, ...] = ()            # keyword arguments of the call, for keyword windows
+    # Reached only on releases before this one: the `except` fallback of a try body that uses
+    # APIs new in it (the checker drops the finding when every such release has the API).
+    reached_before: "tuple[int, int] | None" = None
 
 
 class Detector(ScopeTracking, cst.CSTVisitor):
@@ -49,13 +52,18 @@ class Detector(ScopeTracking, cst.CSTVisitor):
         self._statements: list[cst.CSTNode] = []
         # Bindings made by a private import already reported (or guarded): a use through
         # one of them is that import's use, not a new one. Kept alive so ids stay unique.
-        self._handled: dict[int, tuple[Binding, str]] = {}  # id -> (binding, the import's rule)
+        # id -> (binding, the import's rule, the imported path): `import torch._x.y` binds
+        # `torch`, and only uses under `torch._x.y` are that import's.
+        self._handled: dict[int, tuple[Binding, str, str]] = {}
         self._expression_scopes = 0
         self._calls: dict[int, cst.Call] = {}  # id(callee) -> the call, for fixes
         self._functions: list[cst.FunctionDef] = []
         self._returns: list[list | None] = []  # per function: what its returns gave (unannotated)
         self._depth = 0  # def/lambda nesting: a try's handlers guard only code that runs inside it
         self._stores: set[int] = set()  # attributes being assigned to: not uses
+        # `if isinstance(p, DTensor):` types `p` inside the branch: id(branch) -> (name, binding)
+        self._narrowings: dict[int, tuple[str, Binding]] = {}
+        self._saved: list[tuple[int, str, Binding | None]] = []
         self._probed_objects: set[int] = set()  # first arguments of hasattr/getattr
         self._own: frozenset[str] = frozenset()  # private names the project sets on objects itself
         self._future_annotations = False
@@ -68,6 +76,11 @@ class Detector(ScopeTracking, cst.CSTVisitor):
 
     def on_visit(self, node: cst.CSTNode) -> bool:
         self._active.extend(self._regions.get(id(node), ()))
+        narrowed = self._narrowings.get(id(node))
+        if narrowed is not None:
+            name, binding = narrowed
+            self._saved.append((id(node), name, self.resolver.scopes[-1].names.get(name)))
+            self.resolver.bind(name, binding)
         if isinstance(node, _BLOCKS):
             self._blocks.append([])
         elif isinstance(node, cst.SimpleStatementLine):
@@ -76,6 +89,12 @@ class Detector(ScopeTracking, cst.CSTVisitor):
 
     def on_leave(self, original_node: cst.CSTNode) -> None:
         super().on_leave(original_node)
+        if self._saved and self._saved[-1][0] == id(original_node):
+            _, name, previous = self._saved.pop()
+            if previous is None:
+                self.resolver.scopes[-1].names.pop(name, None)
+            else:
+                self.resolver.scopes[-1].names[name] = previous
         if isinstance(original_node, _BLOCKS):
             self._blocks.pop()
         elif isinstance(original_node, cst.SimpleStatementLine):
@@ -109,29 +128,32 @@ class Detector(ScopeTracking, cst.CSTVisitor):
         if late:
             failure = CALL
         gates = []
+        written = access_text(node, context.get("module"))
         for guard in self._guards():
             if guard.exempt or (names & guard.present and not late):
                 return
-            if failure in guard.catches and guard.depth == self._depth:
+            # A try body whose handler repeats this very access, or a handler that repeats
+            # its body's, fails the same way twice: neither guards it.
+            if failure in guard.catches and guard.depth == self._depth \
+                    and written not in guard.repeats:
                 return
-            if public and public in guard.probed_public \
-                    and not {n for n in names if is_private(n)} & guard.repeats:
+            if public and public in guard.probed_public and written not in guard.repeats:
                 return
             if guard.version:
-                gates.append(guard.gate)
+                gates.append(guard.gate or (None, True))
         statement = self._statements[-1] if self._statements else None
         context.setdefault("function", self._functions[-1] if self._functions else None)
         self.findings.append(RawFinding(node, rule, api, bool(gates), statement,
-                                        self._expression_scopes > 0, context,
-                                        tuple(g for g in gates if g is not None), keywords))
+                                        self._expression_scopes > 0, context, tuple(gates),
+                                        keywords, self._reached_before()))
 
-    def _handle(self, names: list[str], rule: Rule) -> None:
+    def _handle(self, names: list[str], rule: Rule, imported: str = "") -> None:
         """Mark the bindings an import just made: uses through them of the same rule are the
         import's use (another rule reached through them, `_mesh_resources.<member>`, is not)."""
         for name in names:
             binding = self.resolver.lookup(name)
             if binding is not None:
-                self._handled[id(binding)] = (binding, rule.code)
+                self._handled[id(binding)] = (binding, rule.code, imported or binding.value)
 
     # -- imports ---------------------------------------------------------------------------
     def _import_path(self, node: cst.CSTNode, path: str) -> Rule | None:
@@ -152,7 +174,8 @@ class Detector(ScopeTracking, cst.CSTVisitor):
             rule = self._import_path(alias, ".".join(parts)) if parts else None
             if rule is not None:
                 bound = alias.asname.name if alias.asname else None
-                self._handle([bound.value if isinstance(bound, cst.Name) else parts[0]], rule)
+                self._handle([bound.value if isinstance(bound, cst.Name) else parts[0]], rule,
+                             ".".join(parts))
         return False
 
     def visit_ImportFrom(self, node: cst.ImportFrom) -> bool:
@@ -191,13 +214,17 @@ class Detector(ScopeTracking, cst.CSTVisitor):
         return False
 
     # -- uses ------------------------------------------------------------------------------
-    def _path_use(self, node: cst.CSTNode, path: str, imported_as: str = "") -> None:
+    def _path_use(self, node: cst.CSTNode, path: str,
+                  imported: tuple[Binding, str, str] | None = None) -> None:
         parts = path.split(".")
         if not any(is_private(p) for p in parts):
             return
         matched = self.catalog.match(path)
-        if matched is None or matched[0].code == imported_as:
+        if matched is None:
             return
+        if imported is not None and matched[0].code == imported[1] \
+                and (path == imported[2] or path.startswith(imported[2] + ".")):
+            return  # the import that made this name was the use
         if matched[0].kind == "generic" and parts[-1] in self._own:
             return  # `nn.Module._old_apply = nn.Module.apply`: the project's name, not torch's
         if id(node) in self._probed_objects and matched[1] == matched[0].api \
@@ -252,9 +279,8 @@ class Detector(ScopeTracking, cst.CSTVisitor):
         if parts:
             binding = self.resolver.root(parts[0])
             if binding is not None and binding.kind == PATH:
-                handled = self._handled.get(id(binding))
                 self._path_use(node, ".".join([binding.value] + parts[1:]),
-                               handled[1] if handled else "")
+                               self._handled.get(id(binding)))
                 return False
         self._member_use(node, node.value, node.attr.value)
         return True
@@ -303,7 +329,21 @@ class Detector(ScopeTracking, cst.CSTVisitor):
         facts = self._facts(node.test)
         self._region(node.body, Guard.branch(facts, True, id(node)))
         self._region(node.orelse, Guard.branch(facts, False, id(node)))
+        self._narrow(node.test, node.body)
         return True
+
+    def _narrow(self, test: cst.BaseExpression, region: cst.CSTNode, negated: bool = False) -> None:
+        """`isinstance(p, DTensor)`: inside the region where it holds, `p` is a DTensor."""
+        if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+            return self._narrow(test.expression, region, not negated)
+        if negated or not (isinstance(test, cst.Call) and isinstance(test.func, cst.Name)
+                           and test.func.value == "isinstance" and len(test.args) == 2
+                           and isinstance(test.args[0].value, cst.Name)):
+            return None
+        binding = self.resolver.annotation(test.args[1].value)
+        if binding is not None and binding.kind == INSTANCE:
+            self._narrowings[id(region)] = (test.args[0].value.value, binding)
+        return None
 
     def leave_If(self, original_node: cst.If) -> None:
         if original_node.orelse is not None or not self._blocks:
@@ -311,6 +351,12 @@ class Detector(ScopeTracking, cst.CSTVisitor):
         facts = self._facts(original_node.test)
         if ends_in_exit(original_node.body):
             self._blocks[-1].append(Guard.branch(facts, False))
+            test = original_node.test
+            if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+                self._narrow(test.expression, original_node)
+                narrowed = self._narrowings.pop(id(original_node), None)
+                if narrowed is not None:  # `if not isinstance(p, DTensor): return`
+                    self.resolver.bind(*narrowed)
         elif facts.when_false and facts.when_false <= sets_attributes(original_node.body):
             # `if not hasattr(m, "_x"): m._x = {}`: from here on `_x` exists either way.
             self._blocks[-1].append(Guard(present=facts.when_false))
@@ -324,6 +370,8 @@ class Detector(ScopeTracking, cst.CSTVisitor):
     def visit_BooleanOperation(self, node: cst.BooleanOperation) -> bool:
         facts = self._facts(node.left)
         self._region(node.right, Guard.branch(facts, isinstance(node.operator, cst.And)))
+        if isinstance(node.operator, cst.And):
+            self._narrow(node.left, node.right)
         return True
 
     def visit_Assert(self, node: cst.Assert) -> bool:
@@ -334,15 +382,28 @@ class Detector(ScopeTracking, cst.CSTVisitor):
     def _try(self, node: cst.Try | cst.TryStar) -> bool:
         caught = frozenset()
         used = identifiers(node.body)
+        reached = accessed(node.body)
+        newest = max((r.since for name in used for r in self.catalog.member_rules(name)
+                      if r.since is not None), default=None)
+        fallback: set[str] = set()
         for handler in node.handlers:
             kinds = caught_kinds(handler.type)
             caught |= kinds
             # A handler runs when its body failed: it is the fallback for the public APIs the
-            # body tried, unless it repeats the body's own private access.
+            # body tried, unless it repeats the body's own private access; and it runs only on
+            # releases older than the newest member the body uses.
             if kinds:
-                self._region(handler.body, Guard(probed_public=used, repeats=used))
-        self._region(node.body, Guard(catches=caught, depth=self._depth))
+                fallback |= accessed(handler.body)
+                self._region(handler.body, Guard(probed_public=used, repeats=reached,
+                                                 before=newest))
+        # A body whose handler repeats a private access fails the same way: no guard for it.
+        self._region(node.body, Guard(catches=caught, depth=self._depth,
+                                      repeats=frozenset(fallback)))
         return True
+
+    def _reached_before(self) -> "tuple[int, int] | None":
+        bounds = [guard.before for guard in self._guards() if guard.before is not None]
+        return min(bounds) if bounds else None
 
     def visit_Try(self, node: cst.Try) -> bool:
         return self._try(node)
@@ -406,6 +467,41 @@ def call_arguments(call: cst.Call, params: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(passed)
 
 
+def access_text(node: cst.CSTNode, module: str | None = None) -> str:
+    """How a private access is written (`dist._all_gather_base`, `torch.x._y.name` for an
+    import), to tell whether an `except` handler repeats what its try body did."""
+    if isinstance(node, cst.Attribute):
+        parts = dotted_parts(node)
+        return ".".join(parts) if parts else f"*.{node.attr.value}"
+    if isinstance(node, cst.ImportAlias):
+        name = ".".join(dotted_parts(node.name) or ())
+        return f"{module}.{name}" if module else name
+    if isinstance(node, cst.ImportFrom):
+        return ".".join(dotted_parts(node.module) or ()) if node.module is not None else ""
+    return ""
+
+
+def accessed(node: cst.CSTNode) -> frozenset[str]:
+    """The accesses a piece of code makes, as `access_text` writes them (not the names it
+    assigns: `except ImportError: _x = None` is a fallback, not a second access)."""
+    found: set[str] = set()
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, cst.Attribute):
+            found.add(access_text(current))
+        elif isinstance(current, cst.Import):
+            found.update(access_text(alias) for alias in current.names)
+        elif isinstance(current, cst.ImportFrom):
+            module = access_text(current)
+            found.add(module)
+            if not isinstance(current.names, cst.ImportStar):
+                found.update(access_text(alias, module) for alias in current.names)
+            continue
+        stack.extend(children(current))
+    return frozenset(found)
+
+
 def identifiers(node: cst.CSTNode) -> frozenset[str]:
     """Every name and attribute name a piece of code mentions (imported names included)."""
     found: set[str] = set()
@@ -445,11 +541,21 @@ class _ModuleFacts(cst.CSTVisitor):
         self.future_annotations = False
         self.defined: set[str] = set()
         self.stored: set[str] = set()
+        self.read_first: set[str] = set()  # private attributes read before any assignment
+        self._targets: set[int] = set()
+
+    @property
+    def own(self) -> frozenset[str]:
+        """Private attribute names this file creates: assigned, and never read before that."""
+        return frozenset(self.stored - self.read_first)
 
     def on_visit(self, node: cst.CSTNode) -> bool:
         if isinstance(node, cst.ImportFrom):
             self._import_from(node)
             return False
+        if isinstance(node, cst.Attribute) and id(node) not in self._targets \
+                and is_private(node.attr.value) and node.attr.value not in self.stored:
+            self.read_first.add(node.attr.value)  # `orig = dist._x` before `dist._x = wrap(orig)`
         if isinstance(node, cst.Assign):
             # `dist._x = wrap(dist._x)` wraps what torch has: a use, not the project's own name.
             read = identifiers(node.value)
@@ -479,6 +585,7 @@ class _ModuleFacts(cst.CSTVisitor):
             self.future_annotations = True
 
     def _target(self, target: cst.BaseExpression, read: frozenset[str] = frozenset()) -> None:
+        self._targets.add(id(target))
         if isinstance(target, cst.Name):
             self.defined.add(target.value)
         elif isinstance(target, cst.Attribute) and is_private(target.attr.value) \
@@ -491,15 +598,17 @@ class _ModuleFacts(cst.CSTVisitor):
 
 
 def _ungate_both_branches(findings: list[RawFinding]) -> None:
-    """A version check whose every branch uses the same API does not gate it: it is unguarded."""
+    """A version check whose both branches use the same API does not choose it; the use is
+    still version-gated when another check around it does (`if/elif/else` chains)."""
     branches: dict[tuple[str, int], set[bool]] = {}
     for finding in findings:
         for gate, taken in finding.gates:
-            branches.setdefault((finding.api, gate), set()).add(taken)
+            if gate is not None:
+                branches.setdefault((finding.api, gate), set()).add(taken)
     for finding in findings:
-        if finding.version_gated and any(len(branches[(finding.api, gate)]) == 2
-                                         for gate, _ in finding.gates):
-            finding.version_gated = False
+        if finding.version_gated:
+            finding.version_gated = any(gate is None or len(branches[(finding.api, gate)]) < 2
+                                        for gate, _ in finding.gates)
 
 
 def detect(module: cst.Module, catalog: Catalog, project: ProjectIndex | None = None,
@@ -513,7 +622,7 @@ def detect(module: cst.Module, catalog: Catalog, project: ProjectIndex | None = 
     detector.resolver.defined = frozenset(facts.defined)
     # Private names the file itself assigns (a project attribute set on a torch object, a test
     # double's member, a default made by "make sure it exists"): the project's, not torch's.
-    detector._own = frozenset(facts.stored)
+    detector._own = facts.own
     prebind_module_imports(detector.resolver, module)
     walk(module, detector)
     _ungate_both_branches(detector.findings)

@@ -184,6 +184,7 @@ class Guard:
     version: bool = False                     # a torch version comparison decides it
     gate: tuple[int, bool] | None = None      # (id of the version check, which branch)
     exempt: bool = False                      # never runs (`if TYPE_CHECKING:`)
+    before: tuple[int, int] | None = None     # runs only on releases older than this minor
 
     @classmethod
     def branch(cls, facts: Facts, taken: bool, gate: int | None = None) -> "Guard":

@@ -95,15 +95,15 @@ def _union(ranges: list[TorchRange | None]) -> TorchRange | None:
 
     One extra's pin (`sglang = ["torch==2.9.1"]`) is not the project's range, so the ranges
     are joined with `||` (any of them), which `versions.parse_specifier` reads as a union.
+    An extra that names torch without a range, or only one extra naming torch, says nothing
+    of the project's range: then there is none (a one-extra pin is that backend's, not the
+    project's), and the caller says so.
     """
     hits = [r for r in ranges if r is not None]
-    if not hits:
+    if len(hits) < 2 or any(not r.specifier for r in hits):
         return None
-    if any(not r.specifier for r in hits):
-        return TorchRange("", " and ".join(r.source for r in hits if not r.specifier))
     unique = list(dict.fromkeys(r.specifier for r in hits))
-    return TorchRange(" || ".join(unique), hits[0].source if len(hits) == 1
-                      else "the union of " + ", ".join(r.source for r in hits))
+    return TorchRange(" || ".join(unique), "the union of " + ", ".join(r.source for r in hits))
 
 
 def _poetry_spec(value: Any) -> str | None:

@@ -463,7 +463,7 @@ try:
         gather = dist._all_gather_base
 except Exception:
     gather = dist._all_gather_base
-''', [("PRV303", 10)]),
+''', [("PRV001", 8), ("PRV303", 10)]),
     "miss_import_error_does_not_catch_attribute_access": ('''
 import torch.distributed as dist
 
@@ -534,7 +534,7 @@ def f(mesh: DeviceMesh, options):
         mesh._flatten("dp", backend_override=options)
     except TypeError:
         mesh._flatten("dp")
-''', [("PRV102", 6), ("PRV102", 10)]),
+''', [("PRV102", 6), ("PRV102", 8), ("PRV102", 10)]),
     "string_dim_works_from_2_12_only": (MESH + '''
 def f(mesh: DeviceMesh):
     if hasattr(mesh, "_unflatten"):
@@ -542,6 +542,42 @@ def f(mesh: DeviceMesh):
         b = mesh._unflatten("dp", (2, 2), ("a", "b"))
         c = mesh._unflatten(dim="dp", mesh_sizes=(2, 2), mesh_dim_names=("a", "b"))
 ''', [("PRV101", 6), ("PRV101", 7)]),
+    "version_chain_still_gates_what_one_branch_lacks": ('''
+import torch
+from megatron.core.utils import is_torch_min_version
+
+if is_torch_min_version("2.2.0a0"):
+    pass
+elif is_torch_min_version("1.10.0a0"):
+    torch._C._jit_set_profiling_executor(True)
+else:
+    torch._C._jit_set_profiling_executor(False)
+''', [("PRV001", 7), ("PRV001", 9)]),
+    "read_before_the_project_reassigns_it": ('''
+import torch.distributed as dist
+
+orig = dist._all_gather_base
+dist._all_gather_base = orig
+''', [("PRV303", 3)]),
+    "isinstance_narrows_the_receiver": ('''
+import torch
+from torch.distributed.tensor import DTensor
+from torch.distributed.device_mesh import DeviceMesh
+
+def local(p):
+    if isinstance(p, DeviceMesh):
+        p._get_root_mesh()
+    q = p if isinstance(p, DeviceMesh) and p._layout else None
+    p._layout
+    return q
+''', [("PRV103", 7), ("PRV111", 8)]),
+    "uncatalogued_import_hides_only_its_own_path": ('''
+import torch
+import torch._functorch.config
+
+torch._functorch.config.donated_buffer = False
+x = torch._higher_order_ops.flex_attention
+''', [("PRV900", 2), ("PRV900", 5)]),
     "miss_star_import_of_torch": ('''
 from torch.distributed import *
 
@@ -584,3 +620,27 @@ c = torch._C._distributed_c10d._resolve_process_group("g")
     assert first["fix"]["applicability"] == "safe" and first["severity"] == "error"
     assert found[2]["fix"] is None  # the raw c10d binding has no fix template
     assert "absent before torch 2.10" in first["message"]
+
+
+HANDLER_FALLBACK = '''
+from torch.distributed.device_mesh import DeviceMesh
+
+def names(mesh: DeviceMesh):
+    try:
+        return list(mesh._get_root_mesh()._flatten_mapping)
+    except AttributeError:
+        from torch.distributed.device_mesh import _mesh_resources
+        return list(_mesh_resources.child_to_root_mapping)
+'''
+
+
+@pytest.mark.parametrize("target,expected", [
+    # The handler runs only where the body's 2.10 members are missing; from 2.6, every such
+    # release has the 2.5-2.9 `child_to_root_mapping`.
+    (">=2.6", []),
+    # From 2.0 it also runs on 2.0-2.4, which lack it.
+    (">=2.0", [("PRV130", 7), ("PRV133", 8)]),
+])
+def test_a_handler_is_judged_on_the_releases_it_runs_on(tmp_path, target, expected):
+    found = check_batch(tmp_path, {"fallback": HANDLER_FALLBACK}, "--target-torch", target)
+    assert sorted((f["code"], f["line"]) for f in found["fallback"]) == expected

@@ -45,10 +45,15 @@ def test_unreadable_torch_requirement_is_a_warning_naming_file_and_entry(tmp_pat
 
 def test_optional_dependencies_and_poetry(tmp_path):
     (tmp_path / "pyproject.toml").write_text(
-        '[project]\nname = "x"\n[project.optional-dependencies]\ngpu = ["torch~=2.5.0"]\n')
+        '[project]\nname = "x"\n[project.optional-dependencies]\ngpu = ["torch~=2.5.0"]\n'
+        'cpu = ["torch>=2.8"]\n')
     found = _found(tmp_path)
-    assert found.range.specifier == "~=2.5.0"
-    assert found.range.source == "pyproject.toml [project.optional-dependencies.gpu]"
+    assert found.range.specifier == "~=2.5.0 || >=2.8"
+    assert found.range.source.startswith("the union of pyproject.toml [project.optional-")
+    # One extra's pin is that backend's, not the project's range.
+    (tmp_path / "pyproject.toml").write_text(
+        '[project]\nname = "x"\n[project.optional-dependencies]\nsglang = ["torch==2.9.1"]\n')
+    assert _found(tmp_path).range is None
     (tmp_path / "pyproject.toml").write_text('[tool.poetry.dependencies]\ntorch = "^2.1"\n')
     found = _found(tmp_path)
     assert found.range.specifier == ">=2.1,<3.0"
