@@ -577,7 +577,16 @@ import torch._functorch.config
 
 torch._functorch.config.donated_buffer = False
 x = torch._higher_order_ops.flex_attention
-''', [("PRV900", 2), ("PRV900", 5)]),
+''', [("PRV422", 2), ("PRV900", 5)]),
+    "dtensor_spec_mesh_reaches_the_mesh": ('''
+from torch.distributed.tensor import DTensor
+
+def f(x: DTensor, y):
+    x._spec.mesh._flatten("x")
+    x.device_mesh._get_root_mesh()
+    if isinstance(y, DTensor):
+        return y._local_tensor
+''', [("PRV102", 4), ("PRV342", 4), ("PRV103", 5), ("PRV343", 7)]),
     "miss_star_import_of_torch": ('''
 from torch.distributed import *
 
