@@ -124,6 +124,7 @@ def _parse(data: bytes, display: str, ctx: Context, dangerous: bool):
 
 def _place(raw, module, data: bytes, display: str, ctx: Context) -> list[tuple[object, Finding]]:
     """Positions, messages, selection and suppression, computed only for files with findings."""
+    from privlint.guards import admits
     from privlint.positions import spans
 
     ends = {id(item.statement): item.statement.body[-1] for item in raw if item.statement is not None}
@@ -139,8 +140,19 @@ def _place(raw, module, data: bytes, display: str, ctx: Context) -> list[tuple[o
         if item.reached_before is not None and rule.kind != "generic" and all(
                 rule.window.has(m) for m in ctx.target.minors if m < item.reached_before):
             continue  # a fallback that runs only on supported releases that have the API
+        # Version checks around the use narrow the releases that reach it: a branch no
+        # supported torch takes is dead code, and a check every supported torch passes does
+        # not choose anything (the use is plainly unguarded).
+        target = ctx.target
+        gated = item.version_gated
+        if item.bounds and all(b is not None for b in item.bounds):
+            reached = frozenset(m for m in target.minors if all(admits(b, m) for b in item.bounds))
+            if not reached:
+                continue
+            gated = reached != target.minors
+            target = TargetRange(reached, target.spec, target.source)
         code = rule.code
-        if item.version_gated:
+        if gated:
             if not ctx.selection.enabled(gated_rule.code, gated_rule.default, ignores):
                 continue
             code = gated_rule.code
@@ -150,8 +162,8 @@ def _place(raw, module, data: bytes, display: str, ctx: Context) -> list[tuple[o
             lines += (where[id(ends[id(item.statement)])][2],)
         if noqa.is_suppressed(comments, lines, (code, rule.code)):
             continue
-        message, severity = explain(rule, item.api, ctx.target, ctx.catalog,
-                                    gated_rule if item.version_gated else None, item.keywords)
+        message, severity = explain(rule, item.api, target, ctx.catalog,
+                                    gated_rule if gated else None, item.keywords)
         anchor = item.statement if item.statement is not None else item.node
         placed.append((item, Finding(display, line, column + 1, end_line, end_column + 1,
                                      code, item.api, message, severity, rule.code,

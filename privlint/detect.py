@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from privlint.catalog import Catalog, Rule, is_private
-from privlint.guards import (ATTRIBUTE, CALL, IMPORT, Facts, Guard, caught_kinds, condition_facts,
+from privlint.guards import (ATTRIBUTE, CALL, IMPORT, Bound, Facts, negate, version_bound, Guard, caught_kinds, condition_facts,
                              ends_in_exit, is_type_checking)
 from privlint.project import ProjectIndex
 from privlint.tracking import ScopeTracking, bind_import, prebind_module_imports
@@ -35,7 +35,11 @@ class RawFinding:
     statement: cst.CSTNode | None
     in_lambda_or_comprehension: bool = False
     context: dict = field(default_factory=dict)  # what a fix needs: receiver, call, import...
-    gates: tuple[tuple[int | None, bool], ...] = ()  # version checks (id, branch) around it
+    # The version checks around it: (id of the check or None, branch taken, releases admitted).
+    gates: tuple[tuple[int | None, bool, "Bound | None"], ...] = ()
+    # What the version checks that choose it admit (after `_ungate_both_branches`); None for a
+    # check that cannot be read. The checker narrows the supported range with these.
+    bounds: tuple["Bound | None", ...] = ()
     keywords: tuple[str, ...] = ()            # keyword arguments of the call, for keyword windows
     # Reached only on releases before this one: the `except` fallback of a try body that uses
     # APIs new in it (the checker drops the finding when every such release has the API).
@@ -142,12 +146,13 @@ class Detector(ScopeTracking, cst.CSTVisitor):
             if public and public in guard.probed_public and written not in guard.repeats:
                 return
             if guard.version:
-                gates.append(guard.gate or (None, True))
+                gate, taken = guard.gate or (None, True)
+                gates.append((gate, taken, guard.bound))
         statement = self._statements[-1] if self._statements else None
         context.setdefault("function", self._functions[-1] if self._functions else None)
         self.findings.append(RawFinding(node, rule, api, bool(gates), statement,
-                                        self._expression_scopes > 0, context, tuple(gates),
-                                        keywords, self._reached_before()))
+                                        self._expression_scopes > 0, context, gates=tuple(gates),
+                                        keywords=keywords, reached_before=self._reached_before()))
 
     def _handle(self, names: list[str], rule: Rule, imported: str = "") -> None:
         """Mark the bindings an import just made: uses through them of the same rule are the
@@ -244,15 +249,17 @@ class Detector(ScopeTracking, cst.CSTVisitor):
             self._path_use(node, f"{binding.value}.{member}")
             return
         candidates = self.catalog.member_rules(member)
-        if not candidates:
+        if not candidates and (binding is None or binding.kind != INSTANCE):
             return
         receiver_context = {"receiver": receiver, "binding": binding,
                              "local": isinstance(receiver, cst.Name) and binding is not None
                              and self.resolver.lookup_local(receiver.value) is binding,
                              "device_fresh": self._device_unchanged(binding)}
         if binding is not None and binding.kind == INSTANCE:
+            # A private member of a tracked torch type: its rule, or the generic one when the
+            # catalog has none (`pg._allgather_base` on a ProcessGroup).
             matched = self.catalog.match(f"{binding.value}.{member}")
-            if matched is not None and matched[0].kind == "member":
+            if matched is not None and matched[0].kind in ("member", "generic"):
                 self._report(node, matched[0], matched[1], ATTRIBUTE, **receiver_context)
             return
         if binding is not None and binding.kind not in (UNKNOWN,):
@@ -431,9 +438,35 @@ class Detector(ScopeTracking, cst.CSTVisitor):
 
     # -- scopes where handlers stop guarding ---------------------------------------------------
     def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        for decorator in node.decorators:
+            guard = self._decorator_guard(decorator.decorator, id(decorator))
+            if guard is not None:
+                self._region(node.body, guard)
         super().visit_FunctionDef(node)
         self._depth += 1  # the body runs when called, outside any try around the def
         return True
+
+    def _decorator_guard(self, decorator: cst.BaseExpression, key: int) -> Guard | None:
+        """A test decorator that runs the body only on some builds: `pytest.mark.skipif(cond)`,
+        `unittest.skipUnless(cond)`, lightning's `RunIf(min_torch="2.4")`."""
+        if not isinstance(decorator, cst.Call):
+            return None
+        name = (dotted_parts(decorator.func) or [""])[-1]
+        if name in ("skipif", "skipIf", "skipUnless") and decorator.args \
+                and decorator.args[0].keyword is None:
+            facts = self._facts(decorator.args[0].value)
+            return Guard.branch(facts, name == "skipUnless", key)
+        if name == "RunIf":
+            for arg in decorator.args:
+                keyword = arg.keyword.value if arg.keyword else ""
+                text = string_value(arg.value)
+                if keyword in ("min_torch", "max_torch") and text:
+                    bound = version_bound(cst.parse_expression(f"torch_min_version({text!r})"),
+                                          self.resolver.lookup)
+                    if bound is not None and keyword == "max_torch":
+                        bound = negate(bound)
+                    return Guard(version=True, gate=(key, True), bound=bound)
+        return None
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
         super().leave_FunctionDef(original_node)
@@ -454,13 +487,13 @@ def _ungate_both_branches(findings: list[RawFinding]) -> None:
     still version-gated when another check around it does (`if/elif/else` chains)."""
     branches: dict[tuple[str, int], set[bool]] = {}
     for finding in findings:
-        for gate, taken in finding.gates:
+        for gate, taken, _ in finding.gates:
             if gate is not None:
                 branches.setdefault((finding.api, gate), set()).add(taken)
     for finding in findings:
-        if finding.version_gated:
-            finding.version_gated = any(gate is None or len(branches[(finding.api, gate)]) < 2
-                                        for gate, _ in finding.gates)
+        finding.bounds = tuple(bound for gate, _, bound in finding.gates
+                               if gate is None or len(branches[(finding.api, gate)]) < 2)
+        finding.version_gated = bool(finding.bounds)
 
 
 def detect(module: cst.Module, catalog: Catalog, project: ProjectIndex | None = None,

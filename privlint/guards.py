@@ -41,6 +41,86 @@ _VERSION_WORDS = re.compile(
     r"|\d+_\d+", re.IGNORECASE)
 
 Lookup = Callable[[str], "Binding | None"]
+Bound = tuple[str, tuple[int, int]]
+_NEGATED = {">=": "<", "<": ">=", ">": "<=", "<=": ">", "==": "!=", "!=": "=="}
+_FLIPPED = {">=": "<=", "<=": ">=", ">": "<", "<": ">", "==": "==", "!=": "!="}
+_OPERATORS = {cst.GreaterThanEqual: ">=", cst.GreaterThan: ">", cst.LessThan: "<",
+              cst.LessThanEqual: "<=", cst.Equal: "==", cst.NotEqual: "!="}
+_AT_LEAST = re.compile(r"min_version|at_?least|greater|_ge(\b|_)|newer|_gte?(\b|_)", re.IGNORECASE)
+_BELOW = re.compile(r"less|_lt(\b|_)|older|before|max_version", re.IGNORECASE)
+_MINOR = re.compile(r"^\s*v?(\d+)[._](\d+)")
+
+
+def negate(bound: Bound) -> Bound:
+    return _NEGATED[bound[0]], bound[1]
+
+
+def admits(bound: Bound, minor: tuple[int, int]) -> bool:
+    """Whether a minor release satisfies a bound (at minor precision: `>= 2.4.1` admits 2.4)."""
+    op, edge = bound
+    return {">=": minor >= edge, ">": minor > edge, "<": minor < edge, "<=": minor <= edge,
+            "==": minor == edge, "!=": minor != edge}[op]
+
+
+def _minor_of(node: cst.BaseExpression) -> tuple[int, int] | None:
+    """`"2.4"`, `Version("2.4.0")`, `parse("2.4")`, `(2, 4)`: the minor release it names."""
+    text = string_value(node)
+    if text is None and isinstance(node, cst.Call) and len(node.args) == 1:
+        text = string_value(node.args[0].value)
+    if text is not None:
+        match = _MINOR.match(text)
+        return (int(match.group(1)), int(match.group(2))) if match else None
+    if isinstance(node, cst.Tuple) and len(node.elements) >= 2 and all(
+            isinstance(e.value, cst.Integer) for e in node.elements[:2]):
+        return int(node.elements[0].value.value), int(node.elements[1].value.value)
+    return None
+
+
+def version_bound(node: cst.BaseExpression, lookup: Lookup) -> Bound | None:
+    """The torch releases a version check admits when true, where it can be read:
+    `is_torch_min_version("2.4")`, `is_torch_version("<", "2.5")`, `Version(torch.__version__)
+    >= Version("2.10")`, `TORCH_VERSION >= (2, 4)`, `_TORCH_GREATER_EQUAL_2_5`, a flag set
+    from one of those."""
+    if isinstance(node, (cst.Name, cst.Attribute)):
+        parts = dotted_parts(node)
+        binding = lookup(parts[0]) if parts and len(parts) == 1 else None
+        if binding is not None and binding.kind == VERFLAG and binding.value:
+            op, _, text = binding.value.partition(":")
+            return op, tuple(int(p) for p in text.split("."))  # type: ignore[return-value]
+        joined = "_".join(parts or ())
+        digits = re.search(r"(\d+)_(\d+)", joined)
+        if digits and "torch" in joined.lower():
+            edge = (int(digits.group(1)), int(digits.group(2)))
+            if _AT_LEAST.search(joined):
+                return ">=", edge
+            if _BELOW.search(joined):
+                return "<", edge
+        return None
+    if isinstance(node, cst.Call):
+        name = "_".join(dotted_parts(node.func) or ())
+        strings = [string_value(a.value) for a in node.args if a.keyword is None]
+        if len(strings) == 2 and strings[0] in _NEGATED and strings[1] is not None \
+                and "torch" in name.lower():
+            edge = _minor_of(node.args[1].value)
+            return (strings[0], edge) if edge else None
+        if len(node.args) == 1 and "torch" in name.lower():
+            edge = _minor_of(node.args[0].value)
+            if edge and _AT_LEAST.search(name):
+                return ">=", edge
+            if edge and _BELOW.search(name):
+                return "<", edge
+        return None
+    if isinstance(node, cst.Comparison) and len(node.comparisons) == 1:
+        target = node.comparisons[0]
+        op = _OPERATORS.get(type(target.operator))
+        if op is None:
+            return None
+        left, right = node.left, target.comparator
+        if mentions_torch_version(left, lookup) and _minor_of(right):
+            return op, _minor_of(right)
+        if mentions_torch_version(right, lookup) and _minor_of(left):
+            return _FLIPPED[op], _minor_of(left)
+    return None
 
 
 @dataclass(frozen=True)
@@ -48,9 +128,13 @@ class Facts:
     when_true: frozenset[str] = frozenset()
     when_false: frozenset[str] = frozenset()
     version: bool = False
+    # When the condition is a readable torch version comparison: what holds when it is true,
+    # as (operator, minor release), e.g. (">=", (2, 10)). None when unreadable or not one.
+    bound: Bound | None = None
 
     def negated(self) -> "Facts":
-        return Facts(self.when_false, self.when_true, self.version)
+        return Facts(self.when_false, self.when_true, self.version,
+                     negate(self.bound) if self.bound else None)
 
 
 NO_FACTS = Facts()
@@ -144,7 +228,9 @@ def condition_facts(node: cst.BaseExpression, lookup: Lookup) -> Facts:
         binding = lookup(key)
         if binding is not None and binding.kind == CAPFLAG:
             return Facts(binding.members)
-    return Facts(version=mentions_torch_version(node, lookup))
+    if mentions_torch_version(node, lookup):
+        return Facts(version=True, bound=version_bound(node, lookup))
+    return NO_FACTS
 
 
 def caught_kinds(handler_type: cst.BaseExpression | None) -> frozenset[str]:
@@ -183,6 +269,7 @@ class Guard:
     depth: int = 0                            # the def/lambda nesting the `catches` hold in
     version: bool = False                     # a torch version comparison decides it
     gate: tuple[int, bool] | None = None      # (id of the version check, which branch)
+    bound: Bound | None = None                # the torch releases that reach this branch
     exempt: bool = False                      # never runs (`if TYPE_CHECKING:`)
     before: tuple[int, int] | None = None     # runs only on releases older than this minor
 
@@ -190,5 +277,7 @@ class Guard:
     def branch(cls, facts: Facts, taken: bool, gate: int | None = None) -> "Guard":
         present = facts.when_true if taken else facts.when_false
         absent = facts.when_false if taken else facts.when_true
+        bound = facts.bound if taken or facts.bound is None else negate(facts.bound)
         return cls(present=present, probed_public=absent, version=facts.version,
-                   gate=(gate, taken) if gate is not None and facts.version else None)
+                   gate=(gate, taken) if gate is not None and facts.version else None,
+                   bound=bound if facts.version else None)

@@ -313,6 +313,13 @@ class Resolver:
             receiver = self.infer(func.value)
             if receiver and receiver.kind == ELEMENTS and func.attr.value in _ELEMENT_GETTERS:
                 return Binding(INSTANCE, receiver.value)
+            if receiver is None:
+                # A distinctive member is taken to be its type's (that is why it is flagged on
+                # any receiver), so its result has the type the rule says it returns.
+                made = {r.returns for r in self.catalog.member_rules(func.attr.value)
+                        if r.distinctive and r.returns}
+                if len(made) == 1:
+                    return Binding(INSTANCE, self.catalog.canonical(made.pop()))
             if receiver and receiver.kind == INSTANCE:
                 info = self.catalog.type_info(receiver.value)
                 if info and func.attr.value in info.same_type_members:

@@ -26,7 +26,8 @@ class ScopeTracking:
         if isinstance(value, (cst.Comparison, cst.Call, cst.BooleanOperation, cst.UnaryOperation,
                               cst.Name, cst.Attribute)) \
                 and mentions_torch_version(value, self.resolver.lookup):
-            return Binding(VERFLAG)
+            bound = facts.bound  # kept as "op:major.minor" so a later `if FLAG:` reads it
+            return Binding(VERFLAG, f"{bound[0]}:{bound[1][0]}.{bound[1][1]}" if bound else "")
         binding = self.resolver.infer(value)
         if binding is not None and binding.kind == INSTANCE and isinstance(value, cst.Call):
             device = value.args[0].value if value.args and value.args[0].keyword is None else None

@@ -457,7 +457,7 @@ import torch.distributed as dist
 from megatron.core.utils import is_torch_min_version
 
 try:
-    if is_torch_min_version("1.13.0"):
+    if is_torch_min_version("2.4.0"):
         gather = dist.all_gather_into_tensor
     else:
         gather = dist._all_gather_base
@@ -587,6 +587,27 @@ def f(x: DTensor, y):
     if isinstance(y, DTensor):
         return y._local_tensor
 ''', [("PRV102", 4), ("PRV342", 4), ("PRV103", 5), ("PRV343", 7)]),
+    "typed_receivers_of_other_torch_types": ('''
+import torch.distributed as dist
+from torch.distributed.device_mesh import init_device_mesh
+
+def unflatten_mesh(world, names, sizes):
+    if hasattr(world, "_unflatten"):
+        return world._unflatten(0, sizes, names)
+    return init_device_mesh("cuda", sizes, mesh_dim_names=names)
+
+def build():
+    mesh = unflatten_mesh(init_device_mesh("cuda", (8,)), ("dp", "tp"), (2, 4))
+    return mesh["dp", "tp"]._flatten("loss")
+
+class Wrapper(dist.ProcessGroup):
+    def __init__(self, inner: dist.ProcessGroup) -> None:
+        self._inner = inner
+        self._set_default_backend(None)
+
+    def gather(self, out, inp, opts):
+        return self._inner._allgather_base(out, inp, opts)
+''', [("PRV102", 11), ("PRV900", 16), ("PRV900", 19)]),
     "miss_star_import_of_torch": ('''
 from torch.distributed import *
 
@@ -653,3 +674,46 @@ def names(mesh: DeviceMesh):
 def test_a_handler_is_judged_on_the_releases_it_runs_on(tmp_path, target, expected):
     found = check_batch(tmp_path, {"fallback": HANDLER_FALLBACK}, "--target-torch", target)
     assert sorted((f["code"], f["line"]) for f in found["fallback"]) == expected
+
+
+VERSION_CHECKS = '''
+import pytest
+import torch
+from packaging.version import Version
+from megatron.core.utils import is_torch_min_version
+from lightning.pytorch.utilities.testing import RunIf
+from torch.distributed.device_mesh import init_device_mesh
+
+mesh = init_device_mesh("cpu", (4,))
+if is_torch_min_version("1.13.0"):
+    pg = torch.distributed.distributed_c10d._get_default_group()
+else:
+    pg = torch.distributed._all_gather_base
+assert is_torch_min_version("2.3.0")
+a = torch.distributed.distributed_c10d._world
+TORCH_GE_2_10 = Version(torch.__version__) >= Version("2.10")
+if TORCH_GE_2_10:
+    mesh._unflatten(0, (2, 2), ("a", "b"))
+
+@pytest.mark.skipif(Version(torch.__version__) < Version("2.10"), reason="needs _unflatten")
+def test_unflatten():
+    mesh._unflatten(0, (2, 2), ("a", "b"))
+
+@RunIf(min_torch="2.10")
+def test_root():
+    mesh._get_root_mesh()
+'''
+
+
+@pytest.mark.parametrize("target,expected", [
+    # Under >=2.6: line 11 is plain (every 2.6+ passes the 1.13 check), line 13 dead; the
+    # assert passes on every 2.6+ (plain PRV302); the 2.10 checks really choose (PRV001,
+    # judged on 2.10+ only: a warning).
+    (">=2.6", [("PRV001", 17, "warning"), ("PRV001", 21, "warning"), ("PRV001", 25, "warning"),
+               ("PRV301", 10, "warning"), ("PRV302", 14, "warning")]),
+    # Under >=2.0,<2.10 the 2.10 branches are dead, and the 2.3 assert now chooses.
+    (">=2.0,<2.10", [("PRV001", 14, "warning"), ("PRV301", 10, "warning")]),
+])
+def test_version_checks_are_read_against_the_supported_range(tmp_path, target, expected):
+    found = check_batch(tmp_path, {"checks": VERSION_CHECKS}, "--target-torch", target)
+    assert sorted((f["code"], f["line"], f["severity"]) for f in found["checks"]) == expected
