@@ -374,6 +374,7 @@ class Detector(ScopeTracking, cst.CSTVisitor):
         facts = self._facts(node.test)
         self._region(node.body, Guard.branch(facts, True, id(node)))
         self._region(node.orelse, Guard.branch(facts, False, id(node)))
+        self._narrow(node.test, node.body)
         return True
 
     def visit_BooleanOperation(self, node: cst.BooleanOperation) -> bool:
@@ -386,6 +387,10 @@ class Detector(ScopeTracking, cst.CSTVisitor):
     def visit_Assert(self, node: cst.Assert) -> bool:
         if self._blocks:
             self._blocks[-1].append(Guard.branch(self._facts(node.test), True))
+        self._narrow(node.test, node)
+        narrowed = self._narrowings.pop(id(node), None)
+        if narrowed is not None:  # `assert isinstance(w, DTensor)`: from here on, w is one
+            self.resolver.bind(*narrowed)
         return True
 
     def _try(self, node: cst.Try | cst.TryStar) -> bool:

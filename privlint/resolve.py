@@ -291,6 +291,8 @@ class Resolver:
     def _infer_call(self, node: cst.Call) -> Binding | None:
         func = node.func
         parts = dotted_parts(func)
+        if parts and parts[-1] == "cast" and len(node.args) == 2:  # typing.cast(DTensor, p)
+            return self.annotation(node.args[0].value)
         if parts and parts[-1] in self.catalog.test_doubles:
             return Binding(FOREIGN, "test double")  # unittest.mock objects are not torch's
         path = self.resolve_path(func)

@@ -579,6 +579,7 @@ torch._functorch.config.donated_buffer = False
 x = torch._higher_order_ops.flex_attention
 ''', [("PRV422", 2), ("PRV900", 5)]),
     "dtensor_spec_mesh_reaches_the_mesh": ('''
+from typing import cast
 from torch.distributed.tensor import DTensor
 
 def f(x: DTensor, y):
@@ -586,7 +587,14 @@ def f(x: DTensor, y):
     x.device_mesh._get_root_mesh()
     if isinstance(y, DTensor):
         return y._local_tensor
-''', [("PRV102", 4), ("PRV342", 4), ("PRV103", 5), ("PRV343", 7)]),
+
+def g(x, w, p):
+    a = x._local_tensor if isinstance(x, DTensor) else x
+    b = isinstance(p, DTensor) and cast(DTensor, p)._spec
+    assert isinstance(w, DTensor)
+    return w._local_tensor
+''', [("PRV102", 5), ("PRV342", 5), ("PRV103", 6), ("PRV343", 8), ("PRV343", 11),
+      ("PRV342", 12), ("PRV343", 14)]),
     "typed_receivers_of_other_torch_types": ('''
 import torch.distributed as dist
 from torch.distributed.device_mesh import init_device_mesh
