@@ -182,6 +182,10 @@ def plan_unflatten(raw: RawFinding, facts: FileFacts, template: dict, target: Ta
         index = cst.Integer(str(origin[2].index(dim_name)))
         private_call = call.deep_replace(dim, index)  # string dims raise in torch 2.10-2.11
         dim = index
+    if string_value(dim) is not None:
+        # The probe alone would not help: a string dim raises in 2.10-2.11, which have the member.
+        return Plan(None, "no automatic fix: pass `dim` as an int (a string dim raises in torch "
+                          "2.10–2.11), which privlint cannot find from the receiver here")
     if not (isinstance(dim, cst.Integer) and dim.value == "0"):
         reasons.append("`dim` is not the literal 0")
     if origin is not None and raw.context.get("device_fresh"):
