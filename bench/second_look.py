@@ -145,6 +145,7 @@ class Scan(ast.NodeVisitor):
 
     def add(self, node, kind, api):
         self.hits.append({"path": self.rel, "line": node.lineno, "column": node.col_offset + 1,
+                          "end_line": getattr(node, "end_lineno", None) or node.lineno,
                           "kind": kind, "api": api, "hints": self.hints(node)})
 
     # -- visitors ----------------------------------------------------------------------------
@@ -260,9 +261,10 @@ def main() -> int:
         data = json.loads(args.against.read_text())
         report = data.get("report", data)
         seen = {(f["path"], f["line"]) for f in report["findings"]}
-        # a multi-line statement: privlint reports the line of the member, we may report the
-        # statement's first line; accept a finding within the next 3 lines as the same use
-        misses = [h for h in hits if not any((h["path"], h["line"] + d) in seen for d in range(4))]
+        # a multi-line import: privlint reports the line of the imported name, we report the
+        # statement's first line; a finding anywhere inside the node's own lines is the same use
+        misses = [h for h in hits if not any((h["path"], ln) in seen
+                                              for ln in range(h["line"], h["end_line"] + 1))]
         by_file: dict[str, list[str]] = {}
         for f in report["findings"]:
             by_file.setdefault(f["path"], []).append(f["api"])
