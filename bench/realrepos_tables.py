@@ -54,7 +54,7 @@ def main() -> int:
     verdicts = collections.Counter()
     by_repo = collections.Counter()
     for i, (repo, loc, verdict, reason) in enumerate(read_tsv(HERE / "realrepos-sample.tsv"), 1):
-        m = re.match(r"(.+):(\d+)(?::(\d+))?$", loc)
+        m = re.match(r"(.+?):(\d+)(?::(\d+))?$", loc)
         path, line, col = m.group(1), int(m.group(2)), m.group(3)
         found = index.get((repo, path, line), [])
         if col:
@@ -76,7 +76,9 @@ def main() -> int:
         groups.setdefault((triage, api, note), []).append(f"{repo}:{loc}")
     out.append("| triage | API (second look) | n | where | note |")
     out.append("|---|---|---:|---|---|")
-    order = ["catalog gap", "resolution gap (de-dup)", "resolution gap", "guard bug (harmless here)",
+    order = ["catalog gap", "resolution gap (DTensor receiver)", "resolution gap (ProcessGroup receiver)",
+             "resolution gap (de-dup)",
+             "resolution gap", "guard bug (harmless here)",
              "not a miss (borderline)", "not a miss"]
     for (triage, api, note), locs in sorted(groups.items(), key=lambda kv: (
             order.index(kv[0][0]) if kv[0][0] in order else 99, -len(kv[1]))):

@@ -10,4 +10,4 @@ def safe_load_from_bytes(b):
 
 
 torch.storage._load_from_bytes = safe_load_from_bytes  # expect: none
-dist._coalescing_manager = staticmethod(dist._coalescing_manager)  # expect: PRV900 x1
+dist._coalescing_manager = staticmethod(dist._coalescing_manager)  # expect: PRV x1

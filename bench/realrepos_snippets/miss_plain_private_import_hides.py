@@ -3,5 +3,5 @@
 # (torchtitan distributed/activation_checkpoint.py:15 hides :49 and :55)
 import torch
 
-import torch._functorch.config  # expect: PRV900
-SAVE = {torch._higher_order_ops.flex_attention}  # expect: PRV900
+import torch._functorch.config  # expect: PRV
+SAVE = {torch._higher_order_ops.flex_attention}  # expect: PRV
