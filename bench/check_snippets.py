@@ -26,6 +26,8 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--privlint-src", type=Path, default=HERE.parent)
     ap.add_argument("--python", default=sys.executable)
+    ap.add_argument("--update-doc", action="store_true",
+                    help="also write the results as a table into bench/REALREPOS.md")
     args = ap.parse_args()
     env = dict(os.environ, PYTHONPATH=str(args.privlint_src))
     proc = subprocess.run([args.python, "-m", "privlint", "check", ".", "--format", "json", "--no-cache"],
@@ -38,6 +40,7 @@ def main() -> int:
     for f in findings:
         at.setdefault((f["path"], f["line"]), []).append(f["code"])
     failed = 0
+    table = ["| snippet:line | expects | privlint gave | |", "|---|---|---|---|"]
     for path in sorted(SNIPPETS.glob("*.py")):
         for lineno, line in enumerate(path.read_text().splitlines(), 1):
             m = EXPECT.search(line)
@@ -53,7 +56,21 @@ def main() -> int:
             failed += not ok
             print(f"{'PASS' if ok else 'FAIL'}  {path.name}:{lineno}  expect {want}"
                   f"{' x' + count if count else ''}  got {got or 'nothing'}")
+            table.append(f"| `{path.name}:{lineno}` | {want}{' x' + count if count else ''} | "
+                         f"{', '.join(got) or 'nothing'} | {'pass' if ok else '**FAIL**'} |")
     print(f"{failed} failing expectation(s)")
+    if args.update_doc:
+        head = subprocess.run(["git", "-C", str(args.privlint_src), "log", "-1", "--format=%h %cd",
+                               "--date=format:%Y-%m-%d %H:%M"], capture_output=True, text=True).stdout.strip()
+        dirty = subprocess.run(["git", "-C", str(args.privlint_src), "status", "--short", "--untracked-files=no"],
+                               capture_output=True, text=True).stdout.strip()
+        table.insert(0, f"privlint `{head}`{' + uncommitted changes' if dirty else ''}: "
+                        f"{failed} failing expectation(s).\n")
+        doc = HERE / "REALREPOS.md"
+        text = doc.read_text()
+        begin, end = "<!-- snippets:begin -->", "<!-- snippets:end -->"
+        start, stop = text.index(begin) + len(begin), text.index(end)
+        doc.write_text(text[:start] + "\n" + "\n".join(table) + "\n" + text[stop:])
     return 1 if failed else 0
 
 
