@@ -125,8 +125,9 @@ def write_tree(git_dir: Path, commit: str, dest: Path) -> list[str]:
     return skipped
 
 
-def run_privlint(root: Path, privlint_src: Path, python: str, jobs: int | None) -> dict:
-    cmd = [python, "-m", "privlint", "check", ".", "--format", "json", "--no-cache"]
+def run_privlint(root: Path, privlint_src: Path, python: str, jobs: int | None,
+                 extra: list[str] | None = None) -> dict:
+    cmd = [python, "-m", "privlint", "check", ".", "--format", "json", "--no-cache", *(extra or [])]
     if jobs:
         cmd += ["-j", str(jobs)]
     env = dict(os.environ)
@@ -151,15 +152,22 @@ def main() -> int:
     parser.add_argument("--python", default=sys.executable)
     parser.add_argument("--jobs", type=int, default=None, help="pass -j N to privlint")
     parser.add_argument("--dest", type=Path, default=HERE / "realrepos")
-    parser.add_argument("--results", type=Path, default=HERE / "realrepos-results.json")
+    parser.add_argument("--results", type=Path, default=None,
+                        help="default: bench/realrepos-results.json (with --tag: realrepos-results-TAG.json)")
+    parser.add_argument("--extra", action="append", default=[],
+                        help="one more privlint argument, e.g. --extra=--no-prefilter (repeatable)")
+    parser.add_argument("--tag", default="", help="name this variant: its reports go to _out-TAG/")
     args = parser.parse_args()
+    if args.results is None:
+        args.results = HERE / (f"realrepos-results-{args.tag}.json" if args.tag else "realrepos-results.json")
 
-    out_dir = args.dest / "_out"
+    out_dir = args.dest / (f"_out-{args.tag}" if args.tag else "_out")
     out_dir.mkdir(parents=True, exist_ok=True)
     privlint_head = subprocess.run(["git", "-C", str(args.privlint_src), "rev-parse", "HEAD"],
                                    capture_output=True, text=True).stdout.strip() or None
     results: dict = {"privlint_src": str(args.privlint_src), "privlint_commit": privlint_head,
-                     "command": "python -m privlint check . --format json --no-cache",
+                     "command": " ".join(["python -m privlint check . --format json --no-cache",
+                                          *args.extra]),
                      "repos": []}
     failures = []
     for name, source, commit in REPOS:
@@ -174,7 +182,7 @@ def main() -> int:
             continue
         n_py = sum(1 for _ in root.rglob("*.py"))
         print(f"== {name} ({commit[:12]}, {n_py} .py files) ...", flush=True)
-        run = run_privlint(root, args.privlint_src, args.python, args.jobs)
+        run = run_privlint(root, args.privlint_src, args.python, args.jobs, args.extra)
         report = run["report"]
         findings = report.get("findings", []) if isinstance(report, dict) else []
         by_code = collections.Counter(f["code"] for f in findings)
