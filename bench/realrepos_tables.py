@@ -76,7 +76,7 @@ def main() -> int:
         groups.setdefault((triage, api, note), []).append(f"{repo}:{loc}")
     out.append("| triage | API (second look) | n | where | note |")
     out.append("|---|---|---:|---|---|")
-    order = ["catalog gap", "resolution gap (DTensor receiver)", "resolution gap (ProcessGroup receiver)",
+    order = ["prefilter drops it", "catalog gap", "resolution gap (DTensor receiver)", "resolution gap (ProcessGroup receiver)",
              "resolution gap (de-dup)",
              "resolution gap", "guard bug (harmless here)", "not a miss (dead branch)",
              "not a miss (borderline)", "not a miss"]
@@ -86,6 +86,34 @@ def main() -> int:
         out.append(f"| {triage} | `{api}` | {len(locs)} | {shown} | {note} |")
     counts = collections.Counter(m[3] for m in misses)
     out.append("\nTotals: " + ", ".join(f"{k} {v}" for k, v in counts.most_common()) + ".")
+
+    variant = HERE / "realrepos" / "_out-noprefilter"
+    if variant.exists():
+        out.append("\n### Findings only with `--no-prefilter` (the prefilters should be lossless)\n")
+        vres = HERE / "realrepos-results-noprefilter.json"
+        if vres.exists():
+            walls = {e["name"]: e.get("wall_s") for e in json.loads(vres.read_text())["repos"]}
+            out.append("Wall time without prefilters: " + ", ".join(
+                f"{k} {v} s" for k, v in walls.items()) + ".\n")
+        out.append("| repo | location | code · API |")
+        out.append("|---|---|---|")
+        extra_total = 0
+        for name, rep in reports.items():
+            vpath = variant / f"{name}.json"
+            if not vpath.exists() or rep is None:
+                continue
+            vrep = json.loads(vpath.read_text())["report"] or {"findings": []}
+            key = lambda f: (f["path"], f["line"], f["column"], f["code"], f["api"])
+            base = {key(f) for f in rep["findings"]}
+            only = [f for f in vrep["findings"] if key(f) not in base]
+            lost = [f for f in rep["findings"] if key(f) not in {key(g) for g in vrep["findings"]}]
+            extra_total += len(only)
+            for f in only:
+                out.append(f"| {name} | `{f['path']}:{f['line']}` | {f['code']} `{f['api']}` |")
+            for f in lost:
+                out.append(f"| {name} | `{f['path']}:{f['line']}` | only WITH the prefilter: {f['code']} `{f['api']}` |")
+        out.append(f"\n{extra_total} finding(s) appear only without the prefilters (both runs on the "
+                   "same privlint tree only if run back to back).")
 
     doc = HERE / "REALREPOS.md"
     text = doc.read_text()
