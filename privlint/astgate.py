@@ -37,10 +37,14 @@ MANY_QUOTES = 6000
 class GateWords:
     roots: frozenset[str]       # first segments of every rule's API: {"torch"}
     members: frozenset[str]     # every member name a member rule covers
+    # Short names of the tracked torch types: a file that names one (`inner: ProcessGroup`,
+    # `class W(dist.ProcessGroup)`) can type a receiver whose private member is then reported.
+    types: frozenset[str] = frozenset()
 
 
 def gate_words(catalog: Catalog) -> GateWords:
-    return GateWords(catalog.roots, catalog.member_names)
+    return GateWords(catalog.roots, catalog.member_names,
+                     frozenset(name.rsplit(".", 1)[-1] for name in catalog.types))
 
 
 _NO_ATTRIBUTES = (ast.expr_context, ast.operator, ast.boolop, ast.unaryop, ast.cmpop)
@@ -110,6 +114,7 @@ def _reading(tree: ast.Module, words: GateWords) -> bool:
     assignments: list[tuple[list[str], ast.expr]] = []
     chain_roots: set[str] = set()              # roots of chains with a private attribute
     star_import = False
+    names_a_type = False
     for node in _nodes(tree):
         if isinstance(node, ast.Attribute):
             attr = node.attr
@@ -119,6 +124,11 @@ def _reading(tree: ast.Module, words: GateWords) -> bool:
                 root = _root_name(node.value)
                 if root is not None:
                     chain_roots.add(root)
+            elif attr in words.types:
+                names_a_type = True
+        elif isinstance(node, ast.Name):
+            if node.id in words.types:
+                names_a_type = True
         elif isinstance(node, ast.Import):
             for alias in node.names:
                 parts = alias.name.split(".")
@@ -159,8 +169,8 @@ def _reading(tree: ast.Module, words: GateWords) -> bool:
                 assignments.append(([node.target.id], node.value))
     if not chain_roots:
         return False
-    if star_import or chain_roots & path_names:
-        return True  # a star import may bind any root
+    if star_import or names_a_type or chain_roots & path_names:
+        return True  # a star import may bind any root; a tracked type may type any receiver
     # Names that may hold a catalog path through assignments, to a fixed point.
     pending = [(targets, _names_in(value)) for targets, value in assignments]
     changed = True

@@ -168,3 +168,18 @@ def aliasing_programs(draw) -> str:
 @given(aliasing_programs())
 def test_the_gate_is_lossless_on_generated_aliasing(program):
     _same_report(program.encode())
+
+
+def test_a_named_torch_type_keeps_the_file():
+    # A ProcessGroup subclass's inherited private members are reported (PRV900): the gate
+    # must not drop a file whose private chains are rooted at `self` or a typed parameter.
+    data = _source("""
+        import torch.distributed as dist
+
+        class Wrapper(dist.ProcessGroup):
+            def __init__(self, inner: dist.ProcessGroup):
+                self._inner = inner
+                self._set_default_backend(None)
+    """)
+    assert may_have_findings(data, WORDS)
+    _same_report(data)
