@@ -14,7 +14,7 @@ from privlint._toml import TOMLDecodeError, load_toml
 from privlint.errors import ConfigError
 
 _LIST_KEYS = ("select", "ignore", "extend-select", "exclude", "extend-rules")
-_KNOWN_KEYS = set(_LIST_KEYS) | {"per-file-ignores", "target-torch"}
+_KNOWN_KEYS = set(_LIST_KEYS) | {"per-file-ignores", "target-torch", "verify"}
 
 
 @dataclass
@@ -29,6 +29,7 @@ class Settings:
     target_label: str = ""            # how the user wrote it, for messages
     project_root: Path = field(default_factory=Path.cwd)
     source: Path | None = None
+    verify_torch: list[str] = field(default_factory=list)  # [tool.privlint.verify] torch
 
 
 def _read(path: Path) -> dict[str, Any]:
@@ -112,6 +113,7 @@ def load_settings(config: Path | None, start: Path) -> Settings:
         elif key == "target-torch" and not isinstance(value, str):
             raise ConfigError("expected a version specifier string such as \">=2.6\"",
                               path=str(path), key=where)
+    settings.verify_torch = _verify_table(table.get("verify"), path, prefix, settings.project_root)
     settings.select = table.get("select")
     settings.ignore = list(table.get("ignore", []))
     settings.extend_select = list(table.get("extend-select", []))
@@ -127,6 +129,24 @@ def load_settings(config: Path | None, start: Path) -> Settings:
             settings.target_torch = requirement
             settings.target_label = f"torch{requirement}" if requirement else "torch"
     return settings
+
+
+def _verify_table(value: Any, path: Path, prefix: str, root: Path) -> list[str]:
+    """[tool.privlint.verify]: `torch = ["2.4.1", "2.13.0"]`, the builds `privlint verify` runs
+    on; an entry that is a path (an environment) is relative to the config's directory."""
+    if value is None:
+        return []
+    where = prefix + "verify"
+    if not isinstance(value, dict):
+        raise ConfigError("expected a table", path=str(path), key=where)
+    for key in value:
+        if key != "torch":
+            raise ConfigError("unknown key (known: torch)", path=str(path), key=f"{where}.{key}")
+    builds = value.get("torch", [])
+    if not isinstance(builds, list) or not all(isinstance(b, str) for b in builds):
+        raise ConfigError('expected a list of torch versions or environments, e.g. ["2.4.1"]',
+                          path=str(path), key=f"{where}.torch")
+    return [str(root / b) if b.startswith(".") or "/" in b else b for b in builds]
 
 
 # -- rule selection (ruff's semantics: the most specific selector wins, ignore wins ties) ---
