@@ -320,7 +320,7 @@ def run_verify(args: argparse.Namespace) -> int:
 
     if args.nproc is not None and args.nproc < 1:
         raise PrivlintError("--nproc must be at least 1")
-    settings, catalog = _load(args, Path(args.target) if args.target else Path("."))
+    settings, catalog = _load(args, Path("."))
     args.torch_builds = [] if args.ab else (args.torch or settings.verify_torch)
     if not args.torch_builds:
         require_torch()

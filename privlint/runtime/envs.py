@@ -82,11 +82,13 @@ def _looks_like_path(spec: str) -> bool:
 
 
 def _own_version() -> str | None:
+    """This interpreter's torch, read from its metadata (importing torch takes seconds)."""
+    from importlib.metadata import PackageNotFoundError, version
+
     try:
-        import torch
-    except ImportError:
+        return version("torch")
+    except PackageNotFoundError:
         return None
-    return torch.__version__
 
 
 def same_release(asked: str, version: str | None) -> bool:
@@ -97,17 +99,27 @@ def same_release(asked: str, version: str | None) -> bool:
 
 
 def _uv() -> str | None:
+    """uv if it is there (PATH, or next to this Python), unless PRIVLINT_INSTALLER=pip."""
+    choice = os.environ.get("PRIVLINT_INSTALLER", "").lower()
+    if choice == "pip":
+        return None
     found = shutil.which("uv")
     if found:
         return found
     beside = Path(sys.executable).parent / "uv"
-    return str(beside) if beside.is_file() else None
+    found = str(beside) if beside.is_file() else None
+    if found is None and choice == "uv":
+        raise PrivlintError("PRIVLINT_INSTALLER=uv, but uv is not on PATH (pip install uv)")
+    return found
 
 
-def query_version(python: str, timeout: float = 120) -> str | None:
-    """torch.__version__ in that interpreter, or None when torch does not import there."""
+def query_version(python: str, timeout: float = 120, load: bool = False) -> str | None:
+    """The torch installed for that interpreter (its metadata, fast), or None when there is none;
+    with `load`, torch.__version__ after importing it (None when it does not import)."""
+    code = ("import torch; print(torch.__version__)" if load else
+            "from importlib.metadata import version; print(version('torch'))")
     try:
-        done = subprocess.run([python, "-c", "import torch; print(torch.__version__)"],
+        done = subprocess.run([python, "-c", code],
                               capture_output=True, text=True, timeout=timeout,
                               env=clean_env(None))
     except (OSError, subprocess.TimeoutExpired):
@@ -143,7 +155,7 @@ def resolve_builds(specs: list[str], root: Path, install_timeout: float, index: 
                 raise PrivlintError(f"--torch {spec}: no Python environment there")
             version = query_version(str(python))
             if version is None:
-                raise PrivlintError(f"--torch {spec}: torch does not import in {python}")
+                raise PrivlintError(f"--torch {spec}: no torch installed for {python}")
             build = Build(spec, str(python), env_dir=spec, version=version)
         elif not _VERSION.match(spec.split("+")[0]):
             raise PrivlintError(f"--torch {spec!r}: not a torch version (e.g. 2.4.1) or a path")
@@ -253,9 +265,15 @@ def install(spec: str, env_dir: Path, timeout: float, index: str | None, log=Non
                       *index_args, requirement]]
         else:
             tool = "pip"
-            steps = [[sys.executable, "-m", "venv", str(partial)],
-                     [str(partial / "bin" / "python"), "-m", "pip", "install", "--retries", "0",
-                      "--timeout", "30", "--no-input", *index_args, requirement]]
+            pip_args = ["install", "--retries", "0", "--timeout", "30", "--no-input", *index_args,
+                        requirement]
+            if _pip_can_target():  # this pip installs into the new env: no ensurepip (slow)
+                steps = [[sys.executable, "-m", "venv", "--without-pip", str(partial)],
+                         [sys.executable, "-m", "pip", "--python", str(partial / "bin" / "python"),
+                          *pip_args]]
+            else:
+                steps = [[sys.executable, "-m", "venv", str(partial)],
+                         [str(partial / "bin" / "python"), "-m", "pip", *pip_args]]
         try:
             for step in steps:
                 code, output = _run_bounded(step, deadline, env, log)
@@ -268,7 +286,7 @@ def install(spec: str, env_dir: Path, timeout: float, index: str | None, log=Non
                         f"({sys.version_info.major}.{sys.version_info.minor}) has a wheel for it; "
                         f"environments live in {root}")
             version = query_version(str(partial / "bin" / "python"),
-                                    timeout=max(5.0, deadline - time.monotonic()))
+                                    timeout=max(5.0, deadline - time.monotonic()), load=True)
             if not same_release(spec, version):
                 raise PrivlintError(f"torch {spec} was installed into {partial} but "
                                     f"{'reports ' + version if version else 'does not import'}")
@@ -282,6 +300,17 @@ def install(spec: str, env_dir: Path, timeout: float, index: str | None, log=Non
         return found
     finally:
         handle.close()
+
+
+def _pip_can_target() -> bool:
+    """pip 22.3+ installs into another interpreter's environment (`pip --python`)."""
+    try:
+        from importlib.metadata import version
+
+        major, minor = (int(part) for part in version("pip").split(".")[:2])
+    except Exception:  # noqa: BLE001 - no pip here, or an odd version string
+        return False
+    return (major, minor) >= (22, 3)
 
 
 def _gist(output: str) -> str:

@@ -129,6 +129,12 @@ def run_probe_matrix(catalog: Catalog, specs: list[str], args, out: TextIO) -> i
         json.dump({"builds": described, "catalog": rows}, out, indent=2)
         out.write("\n")
         return 0
+    write_matrix(described, rows, out)
+    return 0
+
+
+def write_matrix(described: list[dict], rows: list[dict], out: TextIO) -> None:
+    """The table: one row per catalog API (and its public replacement), one column per build."""
     names = [build["torch"] for build in described]
     width = max([len(n) for n in names] + [6]) + 2
     api_width = max(len(r["api"]) for r in rows) + 2
@@ -151,4 +157,3 @@ def run_probe_matrix(catalog: Catalog, specs: list[str], args, out: TextIO) -> i
     for build in described:
         out.write(f"torch {build['torch']}: {build['platform']}, python {build['python']}"
                   f"{'' if not build['env'] else ', env ' + str(build['env'])}\n")
-    return 0
