@@ -10,6 +10,8 @@ import json
 import sys
 from typing import Any
 
+MARKER = "privlint-capabilities: "
+
 
 def resolve(path: str) -> tuple[bool, str]:
     """(present, how): import the longest importable prefix, then walk attributes."""
@@ -79,7 +81,9 @@ def main() -> None:
             import torch.distributed as dist
 
             dist.destroy_process_group()
-    json.dump({"build": build, "rows": rows}, sys.stdout)
+    # Gloo (C++) writes to stdout too, e.g. "[Gloo] Rank 0 is connected to 0 peer ranks" on
+    # torch 2.9: the answer is the one line after the marker.
+    sys.stdout.write("\n" + MARKER + json.dumps({"build": build, "rows": rows}) + "\n")
 
 
 if __name__ == "__main__":

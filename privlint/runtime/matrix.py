@@ -140,6 +140,13 @@ def judge_matrix_call(index: int, expr: str, runs: list[BuildRun], probed: list[
         per_rank_meshes: dict[int, dict] = {}
         raised: dict[str, list[int]] = {}
         for rank in range(run.ranks):
+            result = next((r for r in run.results if r.get("rank") == rank), {})
+            if result.get("import_error"):
+                failed = result["import_error"]
+                where = f" at {failed['where']}" if failed.get("where") else ""
+                raised.setdefault(f"{failed['error']}{where} (importing the target)", []).append(rank)
+                ok = False
+                continue
             outcome = _rank_call(run, rank, index)
             if outcome is None or not outcome.get("finished"):
                 if not run.timed_out or rank == 0:

@@ -7,7 +7,7 @@ from typing import Any, TextIO
 
 from privlint.catalog import Catalog
 from privlint.runtime.build_info import describe_build
-from privlint.runtime.capabilities import _one_rank_mesh, member_present, resolve
+from privlint.runtime.capabilities import MARKER, _one_rank_mesh, member_present, resolve
 
 
 def probe_catalog(catalog: Catalog, mesh: Any | None = None) -> list[dict[str, Any]]:
@@ -92,9 +92,11 @@ def probe_builds(catalog: Catalog, builds: list, timeout: float = 180) -> tuple[
                                       timeout=timeout, env=env, cwd=scratch)
             except subprocess.TimeoutExpired:
                 raise PrivlintError(f"{build.name}: probing took over {timeout:g} s") from None
-            if done.returncode != 0 or not done.stdout.strip():
+            answer = [line[len(MARKER):] for line in done.stdout.splitlines()
+                      if line.startswith(MARKER)]
+            if done.returncode != 0 or not answer:
                 raise PrivlintError(f"{build.name}: the probe failed: {done.stderr.strip()[-800:]}")
-            result = json.loads(done.stdout)
+            result = json.loads(answer[-1])
             build.version = result["build"]["torch"]
             described.append({"asked": build.label, "python": build.python, "env": build.env_dir,
                               "own": build.own, **result["build"]})

@@ -144,7 +144,9 @@ def _prepare(args, catalog: Catalog, run_dir: Path, world: int) -> tuple[str, li
 
         target_name = str(Path(args.target).resolve())
         root, dotted = package_root(Path(target_name))
-        imported = (f"{dotted if '.' in dotted else Path(target_name).name}, with {root} on "
+        stem = Path(target_name).stem
+        shown = dotted if dotted != stem and stem.isidentifier() else Path(target_name).name
+        imported = (f"{shown}, with {root} on "
                     f"sys.path (the first directory above it without __init__.py, as pytest "
                     f"finds a test file's basedir)")
     else:

@@ -35,13 +35,18 @@ def _load_target(target: str):
         root, dotted = package_root(path)
         if str(root) not in sys.path:
             sys.path.insert(0, str(root))
-        if "." in dotted:  # inside a package: import it by its name, relative imports work
+        package = dotted[: -len(path.stem)].rstrip(".")
+        if package and path.stem.isidentifier():  # inside a package: import it by its name
             return importlib.import_module(dotted)
-        spec = importlib.util.spec_from_file_location("privlint_verify_target", path)
+        name = "privlint_verify_target"
+        if package:  # a file name that is no identifier: load it as a member of its package
+            importlib.import_module(package)
+            name = f"{package}.privlint_verify_target"
+        spec = importlib.util.spec_from_file_location(name, path)
         if spec is None or spec.loader is None:
             raise ImportError(f"cannot load {target}")
         module = importlib.util.module_from_spec(spec)
-        sys.modules["privlint_verify_target"] = module
+        sys.modules[name] = module
         spec.loader.exec_module(module)
         return module
     return importlib.import_module(target)
@@ -157,7 +162,14 @@ def run(spec: dict[str, Any], gather: bool = False) -> list[dict] | None:
     tensor_device = f"cuda:{local_rank}" if device == "cuda" else "cpu"
     try:
         recorder.progress("importing target")
-        module = _load_target(spec["target"])
+        try:
+            module = _load_target(spec["target"])
+        except Exception as exc:  # noqa: BLE001 - reported as the build's failure, not a crash
+            first_line = (str(exc).strip().splitlines() or [""])[0]
+            recorder.data["import_error"] = {"error": f"{type(exc).__name__}: {first_line[:240]}",
+                                             "where": where_raised(exc)}
+            recorder.progress("import failed")
+            return None
         namespace = dict(vars(module))
         namespace.update(device_type=device, world_size=world_size, rank=rank, local_rank=local_rank)
         hide = spec["hide"]
