@@ -282,3 +282,51 @@ def test_pp2_reshape_fallback_fails_on_a_crossed_group_name(tmp_path):
     failures = json.loads(result.stdout)["calls"][0]["failures"]
     crossed = [f for f in failures if "has different members on different ranks" in f]
     assert crossed and "[0, 1] on rank" in crossed[0] and "[2, 3] on rank" in crossed[0], failures
+
+
+def test_target_is_imported_from_its_package_root(tmp_path, monkeypatch):
+    """The worker's loader, in this process: a module inside a package is imported by its dotted
+    name from the first directory above it without __init__.py (relative and absolute sibling
+    imports work); a file name that is no identifier still loads inside its package."""
+    from privlint.runtime.worker import _load_target, package_root
+
+    package = tmp_path / "repo" / "top" / "sub"
+    package.mkdir(parents=True)
+    for folder in (package.parent, package):
+        (folder / "__init__.py").write_text("")
+    (package / "sibling.py").write_text("VALUE = 7\n")
+    (package / "mod.py").write_text("from .sibling import VALUE\nfrom top.sub import sibling\n"
+                                    "BOTH = (VALUE, sibling.VALUE)\n")
+    (package / "mod.out.py").write_text("from .sibling import VALUE\n")
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    monkeypatch.setattr(sys, "modules", dict(sys.modules))
+    assert package_root(package / "mod.py") == (tmp_path / "repo", "top.sub.mod")
+    module = _load_target(str(package / "mod.py"))
+    assert module.__name__ == "top.sub.mod" and module.BOTH == (7, 7)
+    assert sys.path[0] == str(tmp_path / "repo")
+    odd = _load_target(str(package / "mod.out.py"))
+    assert odd.VALUE == 7 and odd.__name__ == "top.sub.privlint_verify_target"
+
+
+def test_probes_name_what_run_b_hides():
+    from privlint.runtime.verify import probed_names
+
+    source = '''
+import torch
+def f(mesh):
+    # _flatten_mapping is only named here
+    if hasattr(mesh, "_unflatten"):
+        return mesh._unflatten(0, (2, 2), ("a", "b"))
+    root = getattr(mesh, "_get_root_mesh", None)
+    plain = getattr(mesh, "_layout")  # no default: no probe
+    try:
+        from torch.distributed.device_mesh import _mesh_resources
+    except ImportError:
+        _mesh_resources = None
+    try:
+        mesh._concatenate([mesh])
+    except ValueError:
+        pass
+    return mesh._get_mesh_dim_by_name("a")
+'''
+    assert probed_names(source) == {"_unflatten", "_get_root_mesh", "_mesh_resources"}
