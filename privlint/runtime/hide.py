@@ -112,7 +112,10 @@ def hidden(paths: list[str]) -> Iterator[list[str]]:
                 if holder is None:
                     continue
                 original = vars(holder)[name]
-                setattr(holder, name, _HiddenMember(holder, name, original, prefixes))
+                try:
+                    setattr(holder, name, _HiddenMember(holder, name, original, prefixes))
+                except (TypeError, AttributeError):  # a type defined in C: it cannot be hidden
+                    continue
                 restore.append(("member", holder, name, original))
                 shown.append(f"{holder.__name__}.{name}")
             elif isinstance(owner, types.ModuleType) and hasattr(owner, name):
