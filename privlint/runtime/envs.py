@@ -26,7 +26,6 @@ site-packages -- and its torch -- in front of the build's own.)
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import shutil
@@ -34,7 +33,7 @@ import signal
 import subprocess
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from privlint.errors import PrivlintError
@@ -52,7 +51,6 @@ class Build:
     version: str | None = None      # torch.__version__ there, once known
     installed: bool = False         # created by this run
     install_seconds: float | None = None
-    notes: list[str] = field(default_factory=list)
 
     @property
     def name(self) -> str:
@@ -334,14 +332,3 @@ def runtime_snapshot(directory: Path) -> Path:
         shutil.copyfile(path, target / "runtime" / path.name)
     return directory
 
-
-def describe(build: Build, pythonpath: str | None, timeout: float = 120) -> dict:
-    """The build's own description (version, platform, backends), from its interpreter."""
-    code = ("import json; from privlint.runtime.build_info import describe_build; "
-            "print(json.dumps(describe_build()))")
-    env = clean_env(pythonpath) if not build.own else {**os.environ}
-    done = subprocess.run([build.python, "-c", code], capture_output=True, text=True,
-                          timeout=timeout, env=env)
-    if done.returncode != 0:
-        raise PrivlintError(f"{build.name}: cannot describe the build: {done.stderr[-800:]}")
-    return json.loads(done.stdout.strip().splitlines()[-1])
