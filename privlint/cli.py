@@ -73,6 +73,8 @@ def _parser() -> argparse.ArgumentParser:
     probe = commands.add_parser("probe", help="what this torch build has of the catalog (needs torch)")
     probe.add_argument("--json", action="store_true", help="machine-readable output")
     probe.add_argument("--config", type=Path, metavar="FILE")
+    _build_arguments(probe, "builds to probe: one column each (a version such as 2.4.1, or the "
+                            "path of an environment); default: this interpreter's")
 
     verify = commands.add_parser(
         "verify", help="run calls on real ranks with and without the private APIs (needs torch)")
@@ -91,11 +93,29 @@ def _parser() -> argparse.ArgumentParser:
                         help="run the catalog's own recipes: every 2- and 3-D factorisation of the world")
     verify.add_argument("--json", action="store_true")
     verify.add_argument("--config", type=Path, metavar="FILE")
+    _build_arguments(verify, "run every call as is on this torch build too, on its own ranks, and "
+                             "compare the builds (repeatable: a version such as 2.4.1, or the path "
+                             "of an environment; default: [tool.privlint.verify] torch)")
+    verify.add_argument("--ab", action="store_true",
+                        help="the single-build mode (A against B) even when the config names builds")
 
     rules = commands.add_parser("rules", help="list the rule catalog")
     rules.add_argument("--format", choices=("text", "json"), default="text")
     rules.add_argument("--config", type=Path, metavar="FILE")
     return parser
+
+
+def _build_arguments(command: argparse.ArgumentParser, torch_help: str) -> None:
+    command.add_argument("--torch", action="append", default=[], metavar="VERSION|PATH",
+                         help=torch_help)
+    command.add_argument("--env-dir", metavar="DIR",
+                         help="where the per-version environments are cached (default: "
+                              "$PRIVLINT_TORCH_ENVS, else ~/.cache/privlint/envs)")
+    command.add_argument("--install-timeout", type=float, default=1200.0, metavar="SECONDS",
+                         help="bound on creating one environment (default 1200)")
+    command.add_argument("--torch-index", metavar="URL",
+                         help="the package index to install torch builds from (default: "
+                              "the installer's own, e.g. PyPI)")
 
 
 def _display(path: Path) -> str:
@@ -298,22 +318,29 @@ def run_rules(args: argparse.Namespace) -> int:
 def run_probe(args: argparse.Namespace) -> int:
     from privlint.runtime import require_torch
 
+    _, catalog = _load(args, Path("."))
+    specs = args.torch or []
+    if specs:
+        from privlint.runtime.probe import run_probe_matrix
+
+        return run_probe_matrix(catalog, specs, args, sys.stdout)
     require_torch()
     from privlint.runtime.probe import run_probe as probe
 
-    _, catalog = _load(args, Path("."))
     return probe(catalog, args.json, sys.stdout)
 
 
 def run_verify(args: argparse.Namespace) -> int:
     from privlint.runtime import require_torch
 
-    require_torch()
     from privlint.runtime.verify import run_verify as verify
 
     if args.nproc is not None and args.nproc < 1:
         raise PrivlintError("--nproc must be at least 1")
-    _, catalog = _load(args, Path("."))
+    settings, catalog = _load(args, Path("."))
+    args.torch_builds = [] if args.ab else (args.torch or settings.verify_torch)
+    if not args.torch_builds:
+        require_torch()
     return verify(args, catalog, sys.stdout)
 
 

@@ -15,7 +15,7 @@ from privlint._toml import TOMLDecodeError, load_toml
 from privlint.errors import ConfigError
 
 _LIST_KEYS = ("select", "ignore", "extend-select", "exclude", "extend-rules")
-_KNOWN_KEYS = set(_LIST_KEYS) | {"per-file-ignores", "target-torch"}
+_KNOWN_KEYS = set(_LIST_KEYS) | {"per-file-ignores", "target-torch", "verify"}
 
 
 @dataclass
@@ -32,6 +32,7 @@ class Settings:
     project_root: Path = field(default_factory=Path.cwd)
     source: Path | None = None
     warnings: list[str] = field(default_factory=list)  # settings read but not understood
+    verify_torch: list[str] = field(default_factory=list)  # [tool.privlint.verify] torch
 
 
 def _read(path: Path) -> dict[str, Any]:
@@ -119,6 +120,8 @@ def load_settings(config: Path | None, start: Path) -> Settings:
         if problem is not None:
             settings.warnings.append(f"{where}: {problem}; ignored")
             del table[key]
+    settings.verify_torch = _verify_table(table.get("verify"), path, prefix, settings.project_root,
+                                          settings.warnings)
     settings.select = table.get("select")
     settings.ignore = list(table.get("ignore", []))
     settings.extend_select = list(table.get("extend-select", []))
@@ -151,6 +154,28 @@ def _read_torch_range(settings: Settings, root: Path, pyproject: dict[str, Any] 
         settings.target_label = f"torch{found.range.specifier}" if found.range.specifier \
             else "torch (no version range)"
         settings.target_source = found.range.source
+
+
+def _verify_table(value: Any, path: Path, prefix: str, root: Path,
+                  warnings: list[str]) -> list[str]:
+    """[tool.privlint.verify]: `torch = ["2.4.1", "2.13.0"]`, the builds `privlint verify` runs
+    on; an entry that is a path (an environment) is relative to the config's directory. What
+    cannot be read is a warning, like every other setting."""
+    if value is None:
+        return []
+    where = f"{path}: key `{prefix}verify"
+    if not isinstance(value, dict):
+        warnings.append(f"{where}`: expected a table; ignored")
+        return []
+    for key in value:
+        if key != "torch":
+            warnings.append(f"{where}.{key}`: unknown key, ignored (known: torch)")
+    builds = value.get("torch", [])
+    if not isinstance(builds, list) or not all(isinstance(b, str) for b in builds):
+        warnings.append(f'{where}.torch`: expected a list of torch versions or environments, '
+                        f'e.g. ["2.4.1"]; ignored')
+        return []
+    return [str(root / b) if b.startswith(".") or "/" in b else b for b in builds]
 
 
 # -- rule selection (ruff's semantics: the most specific selector wins, ignore wins ties) ---

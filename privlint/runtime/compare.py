@@ -82,6 +82,12 @@ def judge_call(index: int, expr: str, per_rank: list[dict], progress: dict[int, 
     meshes_by_label: dict[str, dict[int, dict]] = {"A": {}, "B": {}}
     for rank in range(world_size):
         result = next((r for r in per_rank if r.get("rank") == rank), None)
+        failed_import = (result or {}).get("import_error")
+        if failed_import:
+            where = f" at {failed_import['where']}" if failed_import.get("where") else ""
+            verdict.failures.append(f"rank {rank} could not import the target: "
+                                    f"{failed_import['error']}{where}")
+            continue
         calls = (result or {}).get("calls", [])
         call = calls[index] if index < len(calls) else {}
         for label in ("A", "B"):  # groups built before a hang still count

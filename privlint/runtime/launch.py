@@ -39,8 +39,12 @@ def _kill_session(process: subprocess.Popen) -> None:
             continue
 
 
-def launch(spec: dict, nproc: int, timeout: float) -> LaunchOutcome:
-    """Run `nproc` local ranks of worker.main(spec); return when they end or the time is up."""
+def launch(spec: dict, nproc: int, timeout: float, python: str | None = None,
+           env: dict[str, str] | None = None) -> LaunchOutcome:
+    """Run `nproc` local ranks of worker.main(spec); return when they end or the time is up.
+
+    `python` and `env`: another torch build's interpreter and environment (verify --torch);
+    by default this interpreter and this environment."""
     run_dir = Path(spec["run_dir"])
     spec_path = run_dir / "spec.json"
     spec_path.write_text(json.dumps(spec))
@@ -48,9 +52,9 @@ def launch(spec: dict, nproc: int, timeout: float) -> LaunchOutcome:
     start = time.monotonic()
     with open(log_path, "wb") as log:
         process = subprocess.Popen(
-            [sys.executable, "-m", "privlint.runtime.launch", str(spec_path), str(nproc)],
+            [python or sys.executable, "-m", "privlint.runtime.launch", str(spec_path), str(nproc)],
             stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
-            env={**os.environ, "PYTHONUNBUFFERED": "1"})
+            env={**(os.environ if env is None else env), "PYTHONUNBUFFERED": "1"})
         try:
             returncode = process.wait(timeout=timeout)
             timed_out = False
