@@ -35,8 +35,10 @@ def _parser() -> argparse.ArgumentParser:
                        help="codes or prefixes to enable on top of the configured set")
     check.add_argument("--ignore", type=_codes, default=[], metavar="CODES",
                        help="codes or prefixes to disable")
-    check.add_argument("--format", choices=("text", "json", "sarif", "github", "junit"),
-                       default="text", help="output format")
+    check.add_argument("--output-format", "--format", dest="format",
+                       choices=("full", "concise", "text", "json", "sarif", "github", "junit"),
+                       help="full (code frame and help; the default in a terminal), concise (one "
+                            "line per finding; the default otherwise), json, sarif, github, junit")
     check.add_argument("--output-file", "-o", type=Path, metavar="PATH",
                        help="write the report to PATH instead of stdout")
     check.add_argument("--statistics", action="store_true", help="counts by code instead of findings")
@@ -99,7 +101,11 @@ def _parser() -> argparse.ArgumentParser:
     verify.add_argument("--ab", action="store_true",
                         help="the single-build mode (A against B) even when the config names builds")
 
-    rules = commands.add_parser("rules", help="list the rule catalog")
+    rule = commands.add_parser("rule", help="explain one rule: versions, guards, fix, examples")
+    rule.add_argument("code", metavar="CODE")
+    rule.add_argument("--config", type=Path, metavar="FILE")
+
+    rules = commands.add_parser("rules", help="list the rule catalog (`privlint rule CODE` for one)")
     rules.add_argument("--format", choices=("text", "json"), default="text")
     rules.add_argument("--config", type=Path, metavar="FILE")
     return parser
@@ -147,6 +153,10 @@ def run_check(args: argparse.Namespace) -> int:
     if stdin_mode and not args.stdin_filename:
         raise PrivlintError("reading from stdin (`-`) needs --stdin-filename PATH")
     paths = [Path(args.stdin_filename)] if stdin_mode else (args.paths or [Path(".")])
+    if args.format is None:
+        args.format = "full" if not args.output_file and sys.stdout.isatty() else "concise"
+    elif args.format == "text":
+        args.format = "concise"
     settings, catalog = _load(args, paths[0])
     codes = set(catalog.by_code)
     drop_unknown_selectors(settings, codes)
@@ -168,9 +178,10 @@ def run_check(args: argparse.Namespace) -> int:
         return _check_stdin(args, ctx, mode)
     files, missing = discover(paths, settings.project_root, settings.exclude, args.force_exclude)
     io_rule = ctx.engine[IO_ERROR]
+    reported = ctx.selection.enabled(io_rule.code, io_rule.default)  # `--ignore PRV003` too
     findings: list[Finding] = [
         Finding(_display(item.path), 1, 1, 1, 1, io_rule.code, "", f"cannot check: {item.reason}",
-                "error", io_rule.code) for item in missing]
+                "error", io_rule.code) for item in missing if reported]
     results = []
     for job, result in _run(args, ctx, files, mode, settings):
         findings.extend(result.findings)
@@ -204,12 +215,12 @@ def run_check(args: argparse.Namespace) -> int:
 
         findings = new_findings(findings, read_baseline(args.baseline))
     if not args.fix_only:
-        _report(args, findings, len(files), catalog, ctx.target)
+        _report(args, findings, len(files) + len(missing), catalog, ctx.target)
     if fixing:
         from privlint.report import write_fix_summary
 
         write_fix_summary(results, failures, findings,
-                          sys.stdout if args.format == "text" and not args.output_file else sys.stderr)
+                          sys.stdout if args.format in ("full", "concise") and not args.output_file else sys.stderr)
     if args.fix_only:
         return EXIT_ERROR if failures else EXIT_CLEAN
     if findings and not args.exit_zero:
@@ -263,6 +274,10 @@ def _report(args, findings, files_checked: int, catalog, target=None) -> None:
             formats.write_github(findings, out)
         elif args.format == "junit":
             formats.write_junit(findings, files_checked, out)
+        elif args.format == "full":
+            from privlint.frames import write_full
+
+            write_full(findings, files_checked, out, target)
         else:
             report.write_text(findings, files_checked, out, target)
     finally:
@@ -307,6 +322,15 @@ def _write_fixes(results) -> list[tuple[str, str]]:
     return failures
 
 
+def run_rule(args: argparse.Namespace) -> int:
+    from privlint.report import write_rule
+
+    _, catalog = _load(args, Path("."))
+    if not write_rule(catalog, args.code, sys.stdout):
+        raise PrivlintError(f"no rule {args.code!r} (see `privlint rules`)")
+    return EXIT_CLEAN
+
+
 def run_rules(args: argparse.Namespace) -> int:
     from privlint.report import write_rules
 
@@ -347,7 +371,8 @@ def run_verify(args: argparse.Namespace) -> int:
 def main(argv: list[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
-    handlers = {"check": run_check, "rules": run_rules, "probe": run_probe, "verify": run_verify}
+    handlers = {"check": run_check, "rule": run_rule, "rules": run_rules, "probe": run_probe,
+                "verify": run_verify}
     if args.command not in handlers:
         parser.print_help(sys.stderr)
         return EXIT_ERROR
@@ -365,3 +390,11 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("privlint: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # The reader went away (`privlint rules | head`): stop quietly, as `cat` would. Python
+        # would complain again when it flushes stdout at exit, so point stdout at nothing first.
+        import os
+
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 141

@@ -31,18 +31,28 @@ def summary(findings: list[Finding], files_checked: int, target: TargetRange | N
 _MARKS = {"safe": "[*] ", "unsafe": "[-] "}
 
 
+def _plural(count: int, noun: str) -> str:
+    return f"{count} {noun}{'' if count == 1 else 's'}"
+
+
 def write_text(findings: list[Finding], files_checked: int, out: TextIO,
                target: TargetRange | None = None) -> None:
+    """The `concise` format: one line per finding, then the summary."""
     for finding in findings:
         mark = _MARKS[finding.fix["applicability"]] if finding.fix else ""
         out.write(f"{finding.path}:{finding.line}:{finding.column}: {finding.code} {mark}"
                   f"{finding.message}\n")
+    write_summary(findings, files_checked, out, target)
+
+
+def write_summary(findings: list[Finding], files_checked: int, out: TextIO,
+                  target: TargetRange | None = None) -> None:
     if not findings:
-        out.write(f"All checks passed! ({files_checked} files checked)\n")
+        out.write(f"All checks passed! ({_plural(files_checked, 'file')} checked)\n")
         return
-    noun = "finding" if len(findings) == 1 else "findings"
-    out.write(f"Found {len(findings)} {noun} in {len({f.path for f in findings})} of "
-              f"{files_checked} files checked.\n")
+    with_findings = len({f.path for f in findings})
+    out.write(f"Found {_plural(len(findings), 'finding')} in {with_findings} of "
+              f"{_plural(max(files_checked, with_findings), 'file')} checked.\n")
     if target is not None and target.spec:
         out.write(f"Judged against {target.spec} (from {target.source}).\n")
     safe, unsafe = _fixable(findings, "safe"), _fixable(findings, "unsafe")
@@ -78,6 +88,51 @@ def write_rules(catalog: Catalog, fmt: str, out: TextIO) -> None:
     for row in rows:
         flags = ("fix" if row["fixable"] else "   ") + (" " if row["default"] else " off")
         out.write(f"{row['code']}  {flags:7} {row['versions']:14} {row['api'] or row['name']}\n")
+    out.write("\nOne rule in full (explanation, versions, guards, fix, examples): privlint rule CODE\n")
+
+
+GUARD_FORMS = """\
+  if hasattr(obj, "_m"): ...            (also `and` operands, conditional expressions, `assert`)
+  if not hasattr(obj, "_m"): return     (then the rest of the block)
+  HAS_M = hasattr(obj, "_m") / self.has_m = ... / def has_m(): return hasattr(...)
+  if getattr(obj, "_m", None) is not None: ...    if "_m" in dir(obj): ...
+  try: ... except AttributeError / ImportError / Exception: ...   with suppress(...): ...
+  the else of a probe for the public replacement, and the handler of a failed public import
+A torch version check is not a capability guard: it gives PRV001 instead (see `privlint rule PRV001`)."""
+
+
+def write_rule(catalog: Catalog, code: str, out: TextIO) -> bool:
+    """`privlint rule CODE`, like `ruff rule`: everything the catalog knows of one rule."""
+    rule = catalog.by_code.get(code.upper())
+    if rule is None:
+        return False
+    known = catalog.known_releases
+    out.write(f"# {rule.code} ({rule.name})\n\n")
+    if rule.api:
+        out.write(f"API: `{rule.api}`" + (f" (also {', '.join(rule.aliases)})" if rule.aliases else "")
+                  + "\n")
+    if rule.kind in ("module", "attribute", "member"):
+        out.write(f"Torch versions that have it: {rule.window.describe(known)}\n")
+        for name, first in rule.keywords:
+            shown = f"a string `{name[:-4]}`" if name.endswith(":str") else f"`{name}=`"
+            out.write(f"  {shown} works from torch {first[0]}.{first[1]}\n")
+    if not rule.default:
+        out.write("Off by default: turn it on with `--extend-select " + rule.code + "`.\n")
+    out.write(f"\n{rule.message}\n")
+    if rule.kind != "engine":
+        out.write(f"\nGuards that count:\n{GUARD_FORMS}\n")
+    if rule.fix:
+        safety = ("safe where the catalog's equivalence is proven (see the README's Fixing section)"
+                  if rule.equivalent else "safe only where privlint proves the rewrite; else unsafe")
+        out.write(f"\nFix: `{rule.fix}` — {safety}. `privlint check --fix` applies safe fixes; "
+                  f"`--fix --unsafe-fixes` the others, then run the `privlint verify` command it "
+                  f"prints.\n")
+    else:
+        out.write("\nFix: none automatic.\n")
+    for title, examples in (("Flagged", rule.invalid), ("Not flagged", rule.valid)):
+        for example in examples:
+            out.write(f"\n{title}:\n```python\n{example.strip()}\n```\n")
+    return True
 
 
 def write_diffs(results, out: TextIO) -> None:
