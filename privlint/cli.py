@@ -256,7 +256,13 @@ def _run(args, ctx, files, mode, settings):
                       ctx.use_prefilter))
         cache = Cache(directory, Cache.salt_for(ctx.catalog.files, state))
     jobs = args.jobs if args.jobs else default_jobs()
-    return run_files([Job(p, _display(p)) for p in files], ctx, mode, cache, jobs)
+    from privlint.progress import Progress
+
+    progress = Progress(len(files))
+    try:
+        return run_files([Job(p, _display(p)) for p in files], ctx, mode, cache, jobs, progress)
+    finally:
+        progress.close()
 
 
 def _report(args, findings, files_checked: int, catalog, target=None) -> None:

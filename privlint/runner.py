@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from privlint.cache import Cache
+from privlint.progress import Progress
 from privlint.checker import IO_ERROR, Context, FileResult, _file_error, check_source
 from privlint.safety import with_big_stack
 
@@ -63,7 +64,7 @@ def _check_in_worker(item: tuple[Job, str | None]) -> FileResult:
 
 
 def run_files(jobs_list: list[Job], ctx: Context, fix: str | None, cache: Cache | None,
-              jobs: int) -> list[tuple[Job, FileResult]]:
+              jobs: int, progress: "Progress | None" = None) -> list[tuple[Job, FileResult]]:
     results: dict[int, FileResult] = {}
     pending: list[int] = []
     fingerprints: dict[int, tuple[str, os.stat_result]] = {}
@@ -97,11 +98,15 @@ def run_files(jobs_list: list[Job], ctx: Context, fix: str | None, cache: Cache 
                 continue
             fingerprints[index] = (digest, stat)
         pending.append(index)
+    if progress is not None:
+        progress.advance(len(jobs_list) - len(pending))  # answered without a parse
     workers = min(jobs, len(pending) // MIN_FILES_PER_WORKER)
-    computed = _parallel(pending, jobs_list, ctx, fix, workers) if workers >= 2 else {}
+    computed = _parallel(pending, jobs_list, ctx, fix, workers, progress) if workers >= 2 else {}
     for index in pending:
         if index not in computed:
             computed[index] = _check_file(jobs_list[index], ctx, fix)
+            if progress is not None:
+                progress.advance()
         results[index] = computed[index]
         if index in fingerprints and cache is not None:
             digest, stat = fingerprints[index]
@@ -111,13 +116,15 @@ def run_files(jobs_list: list[Job], ctx: Context, fix: str | None, cache: Cache 
     return [(jobs_list[i], results[i]) for i in range(len(jobs_list))]
 
 
-def _parallel(pending, jobs_list, ctx, fix, workers) -> dict[int, FileResult]:
+def _parallel(pending, jobs_list, ctx, fix, workers, progress=None) -> dict[int, FileResult]:
     done: dict[int, FileResult] = {}
     try:
         with ProcessPoolExecutor(workers, initializer=_init_worker, initargs=(ctx,)) as pool:
             items = [(jobs_list[i], fix) for i in pending]
             for index, result in zip(pending, pool.map(_check_in_worker, items, chunksize=4)):
                 done[index] = result
+                if progress is not None:
+                    progress.advance()
     except BrokenProcessPool:
         print(f"privlint: a worker process died; checking the remaining "
               f"{len(pending) - len(done)} files in the main process", file=sys.stderr)

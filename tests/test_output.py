@@ -68,3 +68,28 @@ def test_a_reader_that_goes_away_is_no_traceback(project):
     proc.stdout.close()
     _, err = proc.communicate(timeout=60)
     assert b"Traceback" not in err and b"BrokenPipe" not in err
+
+
+def test_progress_on_a_terminal_only(project):
+    import os
+    import pty
+
+    for i in range(3):
+        write(project, f"m{i}.py", "import torch\nx = torch._C._foo()\n")
+    master, slave = pty.openpty()
+    env = {k: v for k, v in os.environ.items() if k != "CI"}
+    proc = subprocess.run([sys.executable, "-m", "privlint", "check", "--no-cache"], cwd=project,
+                          stdout=subprocess.PIPE, stderr=slave, env=env, timeout=120)
+    os.close(slave)
+    shown = b""
+    try:
+        while chunk := os.read(master, 4096):
+            shown += chunk
+    except OSError:
+        pass
+    os.close(master)
+    assert proc.returncode == 1
+    assert b"3/3 files checked" in shown
+    assert b"files checked (" not in proc.stdout  # the report itself is untouched
+    piped = run_privlint("check", "--no-cache", cwd=project, env={"CI": ""})
+    assert "files checked (" not in piped.stderr  # a pipe gets no progress
