@@ -138,8 +138,11 @@ def _load(args: argparse.Namespace, start: Path):
     from privlint.catalog import load_catalog
     from privlint.config import load_settings
 
-    settings = load_settings(args.config, start)
+    settings = load_settings(args.config, start, torch_range=args.command == "check")
     catalog = load_catalog(settings.extend_rules)
+    if args.command != "check":  # check says them with the torch range (_warn)
+        for warning in settings.warnings:
+            print(f"privlint: warning: {warning}", file=sys.stderr)
     return settings, catalog
 
 

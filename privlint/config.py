@@ -93,14 +93,17 @@ def _valid(key: str, value: Any) -> str | None:
     return None
 
 
-def load_settings(config: Path | None, start: Path) -> Settings:
+def load_settings(config: Path | None, start: Path, torch_range: bool = True) -> Settings:
     """Settings from a config file. A key or value privlint does not understand is a warning
-    (the run goes on without it); only a file that cannot be read at all stops the run."""
+    (the run goes on without it); only a file that cannot be read at all stops the run.
+    `torch_range=False` skips reading the project's torch requirement (only `check` needs it,
+    and `probe` must run where privlint's own dependencies are not installed)."""
     path = config if config is not None else find_config(start)
     settings = Settings()
     if path is None:
-        _read_torch_range(settings, start.resolve() if start.is_dir() else start.resolve().parent,
-                          None)
+        if torch_range:
+            _read_torch_range(settings, start.resolve() if start.is_dir() else
+                              start.resolve().parent, None)
         return settings
     if config is not None and not path.is_file():
         raise ConfigError("config file not found", path=str(path))
@@ -133,7 +136,7 @@ def load_settings(config: Path | None, start: Path) -> Settings:
         settings.target_label = f"torch{table['target-torch']}"
         settings.target_source = f"{path.name} [{prefix}target-torch]" if prefix \
             else f"{path.name} target-torch"
-    else:
+    elif torch_range:
         _read_torch_range(settings, settings.project_root,
                           data if path.name == "pyproject.toml" else None)
     return settings

@@ -245,11 +245,12 @@ def test_config_table_names_the_builds(tmp_path):
     (tmp_path / "pyproject.toml").write_text('[tool.privlint.verify]\ntorch = "2.4.1"\n')
     wrong = run_privlint("verify", str(CASES), "--call", "seed(device_type, world_size)",
                          cwd=tmp_path)
-    assert wrong.returncode == 2 and "tool.privlint.verify.torch" in wrong.stderr
+    # A setting privlint cannot use is a warning naming the key; the run goes on (A/B).
+    assert "tool.privlint.verify.torch" in wrong.stderr and "warning" in wrong.stderr
     (tmp_path / "pyproject.toml").write_text('[tool.privlint.verify]\nbuilds = ["2.4.1"]\n')
     unknown = run_privlint("verify", str(CASES), "--call", "seed(device_type, world_size)",
                            cwd=tmp_path)
-    assert unknown.returncode == 2 and "tool.privlint.verify.builds" in unknown.stderr
+    assert "tool.privlint.verify.builds" in unknown.stderr and "unknown key" in unknown.stderr
 
 
 # -- the single-build mode (A against B), fixed ------------------------------------------
