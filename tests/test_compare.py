@@ -60,3 +60,30 @@ def test_a_rank_that_hung_after_building_its_groups_still_counts():
     verdict = judge_call(0, "build()", results, {1: "call 1 B result dim shard: all_reduce"}, 4)
     assert "rank 1 did not finish (last step: call 1 B result dim shard: all_reduce)" in verdict.failures
     assert any("[1, 3] on ranks 1, 3" in f for f in verdict.failures), verdict.failures
+
+
+def test_the_table_says_what_it_compares_and_marks_a_and_b_that_differ():
+    import io
+
+    from privlint.runtime.compare import CallVerdict, Row
+    from privlint.runtime.verify import report
+
+    verdict = CallVerdict("build(device_type, world_size)", rows=[
+        Row("rep", "0", "group ranks", [0], [0, 1], [0], "ok", 0),
+        Row("rep", "0", "local rank", 0, 0, 0, "ok", 0),
+    ], failures=["rep: group ranks differ"])
+    out = io.StringIO()
+    report([verdict], {"ranks": 2, "device": "cpu", "library": "gloo", "torch": "2.13.0"}, False, out)
+    lines = out.getvalue().splitlines()
+    assert any("A = run with the private API, B = run with it hidden" in line for line in lines)
+    ranks_row = next(line for line in lines if "group ranks" in line)
+    local_row = next(line for line in lines if "local rank" in line)
+    assert ranks_row.rstrip().endswith("A≠B (ok)")
+    assert local_row.rstrip().endswith("ok") and "A≠B" not in local_row
+
+
+def test_ranks_do_not_print_the_numpy_import_warning():
+    from privlint.runtime.launch import _quiet
+
+    env = _quiet({"PYTHONWARNINGS": "error::DeprecationWarning"})
+    assert env["PYTHONWARNINGS"] == "error::DeprecationWarning,ignore:Failed to initialize NumPy"

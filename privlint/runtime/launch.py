@@ -54,7 +54,7 @@ def launch(spec: dict, nproc: int, timeout: float, python: str | None = None,
         process = subprocess.Popen(
             [python or sys.executable, "-m", "privlint.runtime.launch", str(spec_path), str(nproc)],
             stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
-            env={**(os.environ if env is None else env), "PYTHONUNBUFFERED": "1"})
+            env=_quiet({**(os.environ if env is None else env), "PYTHONUNBUFFERED": "1"}))
         try:
             returncode = process.wait(timeout=timeout)
             timed_out = False
@@ -87,3 +87,13 @@ def _launcher_main(spec_path: str, nproc: int) -> int:
 
 if __name__ == "__main__":
     sys.exit(_launcher_main(sys.argv[1], int(sys.argv[2])))
+
+
+# CPU builds without numpy warn at import ("Failed to initialize NumPy"); it says nothing
+# about the meshes, and every rank would print it into the report.
+_NUMPY_WARNING = "ignore:Failed to initialize NumPy"
+
+
+def _quiet(env: dict[str, str]) -> dict[str, str]:
+    filters = [f for f in env.get("PYTHONWARNINGS", "").split(",") if f]
+    return {**env, "PYTHONWARNINGS": ",".join([*filters, _NUMPY_WARNING])}

@@ -264,13 +264,19 @@ def report(verdicts: list[CallVerdict], header: dict, as_json: bool, out: TextIO
         out.write(f"\ncall {index}: {verdict.expr}\n")
         for note in verdict.notes:
             out.write(f"  note: {note}\n")
+        out.write("  each row: one check of one mesh dim; A = run with the private API, B = run "
+                  "with it hidden (the fallback), expected = what the mesh's own layout implies\n")
         columns = ("mesh", "dim", "check", "A", "B", "expected", "verdict")
         out.write("  " + "  ".join(f"{c:22}" if i < 6 else c for i, c in enumerate(columns)) + "\n")
         for row in verdict.rows:
             values = (row.mesh, row.dim, row.check, row.a, row.b, row.expected)
             shown = "  ".join(f"{_short(v):22}" for v in values)
             suffix = f" (rank {row.rank})" if row.verdict == FAIL else ""
-            out.write(f"  {shown}  {row.verdict}{suffix}\n")
+            mark = row.verdict
+            if row.b is not None and row.a != row.b:
+                # Each run matched its own layout, but the two runs differ: say so on the row.
+                mark = f"A≠B ({row.verdict})" if row.verdict != FAIL else f"{FAIL}, A≠B"
+            out.write(f"  {shown}  {mark}{suffix}\n")
         for warning in verdict.warnings:
             out.write(f"  warning: {warning}\n")
         for failure in verdict.failures[:12]:
