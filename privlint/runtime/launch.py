@@ -55,16 +55,43 @@ def launch(spec: dict, nproc: int, timeout: float, python: str | None = None,
             [python or sys.executable, "-m", "privlint.runtime.launch", str(spec_path), str(nproc)],
             stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
             env=_quiet({**(os.environ if env is None else env), "PYTHONUNBUFFERED": "1"}))
-        try:
-            returncode = process.wait(timeout=timeout)
-            timed_out = False
-        except subprocess.TimeoutExpired:
-            _kill_session(process)
-            returncode, timed_out = -1, True
+        returncode, timed_out = _wait(process, start, timeout, nproc, spec)
     # Children of the launcher share its session: make sure none outlives it.
     _kill_session(process)
     return LaunchOutcome(timed_out, returncode, log_path.read_text(errors="replace"),
                          time.monotonic() - start)
+
+
+def _status_stream():
+    """stderr when a person watches it (a terminal, not CI); else None: logs get no countdown."""
+    return sys.stderr if sys.stderr.isatty() and not os.environ.get("CI") else None
+
+
+def _wait(process: subprocess.Popen, start: float, timeout: float, nproc: int,
+          spec: dict) -> tuple[int, bool]:
+    """Wait for the launcher; on a terminal, say what runs and how long is left."""
+    stream = _status_stream()
+    what = f"{nproc} ranks on {spec.get('device', 'cpu')} ({spec.get('backend', 'gloo')})"
+    deadline = start + timeout
+    while True:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            _kill_session(process)
+            returncode, timed_out = -1, True
+            break
+        try:
+            returncode, timed_out = process.wait(timeout=min(0.5, left)), False
+            break
+        except subprocess.TimeoutExpired:
+            if stream is not None:
+                stream.write(f"\rprivlint verify: {what} running for "
+                             f"{time.monotonic() - start:.0f} s, {left:.0f} s left before the "
+                             f"timeout ")
+                stream.flush()
+    if stream is not None:
+        stream.write("\r\x1b[2K")
+        stream.flush()
+    return returncode, timed_out
 
 
 def _launcher_main(spec_path: str, nproc: int) -> int:
