@@ -32,7 +32,7 @@ _MARKS = {"safe": "[*] ", "unsafe": "[-] "}
 
 
 def _plural(count: int, noun: str) -> str:
-    return f"{count} {noun}{'' if count == 1 else 's'}"
+    return f"{count} {noun}{'' if count == 1 else ('es' if noun.endswith('x') else 's')}"
 
 
 def write_text(findings: list[Finding], files_checked: int, out: TextIO,
@@ -154,10 +154,19 @@ def write_fix_summary(results, failures, remaining: list[Finding], out: TextIO) 
     out.write(f"Fixed {len(applied)} finding{'s' if len(applied) != 1 else ''} "
               f"({unsafe} unsafe) in {len(written)} file{'s' if len(written) != 1 else ''}; "
               f"{len(remaining)} finding{'s' if len(remaining) != 1 else ''} left.\n")
-    commands = [c for result in written for c in result.verify_commands]
-    if commands:
-        out.write("Unsafe fixes were applied. Confirm them at run time:\n")
-        for command in commands:
-            out.write(f"  {command}\n")
+    changed = [(name, result) for _, name, result in results if result.fixed is not None]
+    if changed:
+        out.write("Changed:\n")
+        for name, result in changed:
+            kinds = result.applied
+            out.write(f"  {name}: {_plural(len(kinds), 'fix')}"
+                      + (f" ({kinds.count('unsafe')} unsafe)" if "unsafe" in kinds else "") + "\n")
+    if any(result.verify_commands for _, result in changed):
+        out.write("Unsafe fixes were applied. Confirm them at run time, file by file:\n")
+        for name, result in changed:
+            if result.verify_commands:
+                out.write(f"  {name}:\n")
+                for command in result.verify_commands:
+                    out.write(f"    {command}\n")
     for path, reason in failures:
         out.write(f"privlint: not written: {path}: {reason}\n")

@@ -93,3 +93,18 @@ def test_progress_on_a_terminal_only(project):
     assert b"files checked (" not in proc.stdout  # the report itself is untouched
     piped = run_privlint("check", "--no-cache", cwd=project, env={"CI": ""})
     assert "files checked (" not in piped.stderr  # a pipe gets no progress
+
+
+def test_a_migration_lists_changed_files_and_groups_verify_commands_by_file(project):
+    unsafe = '''
+from torch.distributed.device_mesh import DeviceMesh
+
+def build(mesh: DeviceMesh):
+    return mesh._unflatten(0, (2, 2), ("rep", "shard"))
+'''
+    write(project, "a.py", unsafe)
+    write(project, "b.py", unsafe.replace("build", "make"))
+    out = run_privlint("check", "--fix", "--unsafe-fixes", cwd=project).stdout
+    assert "Changed:\n  a.py: 1 fix (1 unsafe)\n  b.py: 1 fix (1 unsafe)\n" in out, out
+    assert ("file by file:\n  a.py:\n    privlint verify a.py --call 'build(mesh)'" in out), out
+    assert "  b.py:\n    privlint verify b.py --call 'make(mesh)'" in out
