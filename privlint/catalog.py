@@ -58,6 +58,12 @@ class Rule:
     replacement_since: Minor | None = None
     replacement_form: str = "callee"  # "callee": swap the name; "value": `x()` becomes `public`
     public_names: tuple[str, ...] = ()  # names the public home has (import-probe safety)
+    # `equivalent` holds for calls that pass only these parameters (the public one takes fewer);
+    # empty: the two signatures are the same. Checked against real torch by the test suite.
+    equivalent_params: tuple[str, ...] = ()
+    # "alias": the public API is the same thing; "subclass": the private one is a subclass of
+    # the public one, so `isinstance` and `except` against them differ.
+    replacement_relation: str = "alias"
 
     @property
     def window(self) -> Window:
@@ -98,12 +104,13 @@ _RULE_KEYS = {
     "since": str, "until": str, "replacement": str, "equivalent": bool, "distinctive": bool,
     "fix": str, "default": bool, "returns": str, "valid": list, "invalid": list,
     "replacement-since": str, "replacement-form": str, "public-names": list,
+    "equivalent-params": list, "replacement-relation": str,
 }
 _TYPE_KEYS = {"name": str, "aliases": list, "constructors": list, "same-type-members": list,
               "subscript-same-type": bool}
 _TEMPLATE_KEYS = {"id": str, "placement": str, "description": str, "statement": str,
                   "expression": str, "fallback-callee": str, "fallback-args": list,
-                  "fallback-backend-arg": str, "imports": list}
+                  "fallback-backend-arg": str, "names-statement": str, "import-statement": str}
 _TOP_KEYS = {"catalog", "rule", "type", "template"}
 
 
@@ -162,6 +169,10 @@ def _rule_from_table(table: dict[str, Any], index: int, path: str) -> Rule:
     if form not in ("callee", "value"):
         raise RuleError("replacement-form must be \"callee\" or \"value\"", path=path,
                         key=f"{where}.replacement-form")
+    relation = table.get("replacement-relation", "alias")
+    if relation not in ("alias", "subclass"):
+        raise RuleError("replacement-relation must be \"alias\" or \"subclass\"", path=path,
+                        key=f"{where}.replacement-relation")
     since = _minor(table.get("since"), path, f"{where}.since")
     until = _minor(table.get("until"), path, f"{where}.until")
     if since and until and since > until:
@@ -175,6 +186,7 @@ def _rule_from_table(table: dict[str, Any], index: int, path: str) -> Rule:
         valid=tuple(table.get("valid", ())), invalid=tuple(table.get("invalid", ())),
         replacement_since=_minor(table.get("replacement-since"), path, f"{where}.replacement-since"),
         replacement_form=form, public_names=tuple(table.get("public-names", ())),
+        equivalent_params=tuple(table.get("equivalent-params", ())), replacement_relation=relation,
     )
 
 

@@ -15,7 +15,7 @@ from torch.distributed.device_mesh import init_device_mesh
 
 
 def build(device_type, world_size):
-    mesh = init_device_mesh(device_type, (world_size,))
+    mesh = init_device_mesh(device_type, (world_size,), mesh_dim_names=("dp",))
     return mesh._unflatten(0, (2, world_size // 2), ("rep", "shard"))
 '''
 UNSAFE = '''\
