@@ -23,15 +23,30 @@ _BLOCKS = (cst.Module, cst.IndentedBlock, cst.SimpleStatementSuite)
 _COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
 
 
+@dataclass(frozen=True)
+class Site:
+    """Where a finding sits in the code: what a fix planner needs, and nothing computed for it."""
+
+    call: cst.Call | None = None                 # the call whose callee is the finding's node
+    receiver: cst.BaseExpression | None = None   # a member's object: `recv` in `recv._x`
+    binding: Binding | None = None               # what the resolver knows the receiver to be
+    import_statement: cst.Import | cst.ImportFrom | None = None
+    import_alias: cst.ImportAlias | None = None  # `from m import _x [as y]`: that name
+    module: str = ""                             # the module a from-import names
+    star: bool = False                           # `from m import *`
+    used_path: str = ""                          # the dotted path an attribute use resolves to
+    function: cst.FunctionDef | None = None      # the innermost enclosing function
+
+
 @dataclass
 class RawFinding:
     node: cst.CSTNode
     rule: Rule
     api: str
     version_gated: bool
-    statement: cst.CSTNode | None
+    statement: cst.CSTNode | None  # the statement line holding the node
     in_lambda_or_comprehension: bool = False
-    context: dict = field(default_factory=dict)  # what a fix needs: receiver, call, import...
+    site: Site = field(default_factory=Site)
 
 
 class Detector(ScopeTracking, cst.CSTVisitor):
@@ -81,7 +96,7 @@ class Detector(ScopeTracking, cst.CSTVisitor):
         return condition_facts(node, self.resolver.lookup)
 
     # -- reporting -------------------------------------------------------------------------
-    def _report(self, node: cst.CSTNode, rule: Rule, api: str, failure: str, **context) -> None:
+    def _report(self, node: cst.CSTNode, rule: Rule, api: str, failure: str, **site) -> None:
         parts = api.split(".")
         rule_private = [i for i, p in enumerate(rule.api.rstrip("*").split(".")) if is_private(p)]
         start = rule_private[-1] if rule_private and rule.kind != "generic" else 0
@@ -96,10 +111,10 @@ class Detector(ScopeTracking, cst.CSTVisitor):
                 return
             gated = gated or guard.version
         statement = self._statements[-1] if self._statements else None
-        context.setdefault("call", self._calls.get(id(node)))
-        context.setdefault("function", self._functions[-1] if self._functions else None)
+        site.setdefault("call", self._calls.get(id(node)))
+        site.setdefault("function", self._functions[-1] if self._functions else None)
         self.findings.append(RawFinding(node, rule, api, gated, statement,
-                                        self._expression_scopes > 0, context))
+                                        self._expression_scopes > 0, Site(**site)))
 
     def _already_handled(self, path: str, rule: Rule) -> bool:
         for prefix, code in self._handled_imports:
@@ -116,7 +131,7 @@ class Detector(ScopeTracking, cst.CSTVisitor):
             return
         rule, api = matched
         self._handled_imports.append((path, rule.code))
-        self._report(node, rule, api, IMPORT, statement_node=self._import_statement)
+        self._report(node, rule, api, IMPORT, import_statement=self._import_statement)
 
     def visit_Import(self, node: cst.Import) -> bool:
         self._import_statement = node
@@ -152,13 +167,13 @@ class Detector(ScopeTracking, cst.CSTVisitor):
                 if not statement_reported:  # one finding per statement for the private module
                     statement_reported = True
                     self._report(node, module_match[0], module_match[1], IMPORT,
-                                 statement_node=node, module=module)
+                                 import_statement=node, module=module)
                 continue
             self._handled_imports.append((path, matched[0].code))
-            self._report(alias, matched[0], matched[1], IMPORT, statement_node=node, alias=alias,
-                         module=module)
+            self._report(alias, matched[0], matched[1], IMPORT, import_statement=node,
+                         import_alias=alias, module=module)
         if module_match is not None and not names:  # `from torch._x import *`
-            self._report(node, module_match[0], module_match[1], IMPORT, statement_node=node,
+            self._report(node, module_match[0], module_match[1], IMPORT, import_statement=node,
                          star=True)
         return False
 
@@ -183,31 +198,18 @@ class Detector(ScopeTracking, cst.CSTVisitor):
         candidates = self.catalog.member_rules(member)
         if not candidates:
             return
-        receiver_context = {"receiver": receiver, "binding": binding,
-                             "local": isinstance(receiver, cst.Name) and binding is not None
-                             and self.resolver.lookup_local(receiver.value) is binding,
-                             "device_fresh": self._device_unchanged(binding)}
+        receiver_site = {"receiver": receiver, "binding": binding}
         if binding is not None and binding.kind == INSTANCE:
             matched = self.catalog.match(f"{binding.value}.{member}")
             if matched is not None and matched[0].kind == "member":
-                self._report(node, matched[0], matched[1], ATTRIBUTE, **receiver_context)
+                self._report(node, matched[0], matched[1], ATTRIBUTE, **receiver_site)
             return
         if binding is not None and binding.kind not in (UNKNOWN,):
             return  # known to be something else: a same-named member of another type
         for rule in candidates:
             if rule.distinctive:
-                self._report(node, rule, rule.api, ATTRIBUTE, **receiver_context)
+                self._report(node, rule, rule.api, ATTRIBUTE, **receiver_site)
                 return
-
-    def _device_unchanged(self, binding: Binding | None) -> bool:
-        """True if the device argument of the call that made `binding` still means the same."""
-        if binding is None or binding.origin is None:
-            return False
-        call, device_binding = binding.origin
-        device = call.args[0].value if call.args and call.args[0].keyword is None else None
-        if isinstance(device, cst.SimpleString):
-            return True
-        return isinstance(device, cst.Name) and self.resolver.lookup(device.value) is device_binding
 
     def visit_Attribute(self, node: cst.Attribute) -> bool:
         parts = dotted_parts(node)

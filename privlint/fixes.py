@@ -198,8 +198,8 @@ class _Origin:
 def _proven_origin(raw: RawFinding, facts: FileFacts, call: cst.Call) -> tuple[_Origin | None, str]:
     """The receiver's one reaching definition, `name = init_device_mesh(dev, (n,), names)`; or why
     that is not proven."""
-    receiver = raw.context.get("receiver")
-    binding = raw.context.get("binding")
+    receiver = raw.site.receiver
+    binding = raw.site.binding
     not_proven = "the receiver is not proven to be a 1-D mesh over the whole world made by " \
                  "`init_device_mesh` in this function"
     if not isinstance(receiver, cst.Name) or binding is None or binding.origin is None:
@@ -305,8 +305,8 @@ def _simple_receiver(node: cst.CSTNode) -> bool:
 
 
 def plan_unflatten(raw: RawFinding, facts: FileFacts, template: dict, target: TargetRange) -> Plan:
-    call: cst.Call | None = raw.context.get("call")
-    receiver = raw.context.get("receiver")
+    call: cst.Call | None = raw.site.call
+    receiver = raw.site.receiver
     if raw.in_lambda_or_comprehension:
         return Plan(None, "no automatic fix inside a lambda or comprehension; rewrite it by hand")
     if call is None or call.func is not raw.node or receiver is None:
@@ -386,7 +386,7 @@ def plan_unflatten(raw: RawFinding, facts: FileFacts, template: dict, target: Ta
     description = ("Probe `_unflatten`, fall back to `init_device_mesh` with the same sizes and names"
                    + (f" (unsafe: {'; '.join(reasons)})" if reasons else ""))
     return Plan(Fix(applicability, description, placed[0], placed[1],
-                    raw.context.get("function"), id(raw.statement or placed[0])))
+                    raw.site.function, id(raw.statement or placed[0])))
 
 
 def _alias_uses(module: cst.Module, name: str) -> tuple[set[str], bool]:
@@ -417,13 +417,13 @@ def _alias_uses(module: cst.Module, name: str) -> tuple[set[str], bool]:
 
 def plan_import_probe(raw: RawFinding, facts: FileFacts, rule: Rule, template: dict,
                       target: TargetRange) -> Plan:
-    statement = raw.context.get("statement_node")
+    statement = raw.site.import_statement
     line = raw.statement
-    if raw.context.get("star") or statement is None or not isinstance(line, cst.SimpleStatementLine) \
+    if raw.site.star or statement is None or not isinstance(line, cst.SimpleStatementLine) \
             or len(line.body) != 1:
         return Plan(None, "no automatic fix for this import form; import from "
                           f"`{rule.replacement}` by hand")
-    used_module = raw.context.get("module") or ".".join(dotted_parts(statement.names[0].name) or [])
+    used_module = raw.site.module or ".".join(dotted_parts(statement.names[0].name) or [])
     if not used_module.startswith(rule.api):
         return Plan(None, "no automatic fix: the import does not name the module directly")
     public_module = rule.replacement + used_module[len(rule.api):]
@@ -589,11 +589,11 @@ def plan_public_twin(raw: RawFinding, facts: FileFacts, rule: Rule, template: di
         minor >= rule.replacement_since for minor in target.minors)
     reasons = [] if rule.equivalent else [_not_equivalent(rule)]
     public_module, public_name = rule.replacement.rsplit(".", 1)
-    alias = raw.context.get("alias")
+    alias = raw.site.import_alias
     line = raw.statement
     config = facts.module.config_for_parsing
     if alias is not None:  # `from owner import _private [as x]`
-        statement = raw.context["statement_node"]
+        statement = raw.site.import_statement
         if rule.replacement_form == "value":
             return Plan(None, f"no automatic fix: `{rule.api.rsplit('.', 1)[-1]}` is a function and "
                               f"`{rule.replacement}` a value; import the public one by hand")
@@ -619,10 +619,10 @@ def plan_public_twin(raw: RawFinding, facts: FileFacts, rule: Rule, template: di
                 config).with_changes(leading_lines=line.leading_lines)
         return Plan(Fix(UNSAFE if reasons else SAFE,
                         f"Import `{public_name}` from `{public_module}`" + _unsafe_note(reasons),
-                        line, replacement, raw.context.get("function"), id(line)))
+                        line, replacement, raw.site.function, id(line)))
     chain = raw.node
     parts = dotted_parts(chain)
-    used = raw.context.get("used_path", "")
+    used = raw.site.used_path
     if not parts or not used:
         return Plan(None, f"no automatic fix: use `{rule.replacement}` instead")
     root_path = used[: len(used) - len(".".join(parts[1:]))].rstrip(".")
@@ -630,7 +630,7 @@ def plan_public_twin(raw: RawFinding, facts: FileFacts, rule: Rule, template: di
         return Plan(None, f"no automatic fix: nothing imported here reaches `{rule.replacement}`")
     rest = rule.replacement[len(root_path) + 1:].split(".")
     public_expr = cst.parse_expression(".".join([parts[0]] + rest), config)
-    call = raw.context.get("call")
+    call = raw.site.call
     forbidden, unsafe = _twin_limits(rule, [(_use_context(chain, facts), chain)], facts)
     if forbidden:
         return Plan(None, f"no automatic fix: {forbidden}")
@@ -646,7 +646,7 @@ def plan_public_twin(raw: RawFinding, facts: FileFacts, rule: Rule, template: di
     applicability = UNSAFE if reasons else SAFE
     if direct:
         return Plan(Fix(applicability, description + _unsafe_note(reasons), target_node, public_node,
-                        raw.context.get("function"), id(line or target_node)))
+                        raw.site.function, id(line or target_node)))
     if raw.in_lambda_or_comprehension:
         return Plan(None, "no automatic fix inside a lambda or comprehension; rewrite it by hand")
     if _scripted(chain, facts):
@@ -666,7 +666,7 @@ def plan_public_twin(raw: RawFinding, facts: FileFacts, rule: Rule, template: di
     if placed is None:
         return Plan(None, f"no automatic fix: use `{rule.replacement}` instead")
     return Plan(Fix(applicability, description + " where the build has it" + _unsafe_note(reasons),
-                    placed[0], placed[1], raw.context.get("function"), id(line or placed[0])))
+                    placed[0], placed[1], raw.site.function, id(line or placed[0])))
 
 
 def _not_equivalent(rule: Rule) -> str:
