@@ -89,14 +89,6 @@ class TypeInfo:
     subscript_same_type: bool
 
 
-@dataclass(frozen=True)
-class Template:
-    id: str
-    placement: str
-    description: str
-    data: dict[str, Any] = field(default_factory=dict, hash=False, compare=False)
-
-
 # -- validation helpers ---------------------------------------------------------------
 
 _RULE_KEYS = {
@@ -108,10 +100,7 @@ _RULE_KEYS = {
 }
 _TYPE_KEYS = {"name": str, "aliases": list, "constructors": list, "same-type-members": list,
               "subscript-same-type": bool}
-_TEMPLATE_KEYS = {"id": str, "placement": str, "description": str, "statement": str,
-                  "expression": str, "fallback-callee": str, "fallback-args": list,
-                  "fallback-backend-arg": str, "names-statement": str, "import-statement": str}
-_TOP_KEYS = {"catalog", "rule", "type", "template"}
+_TOP_KEYS = {"catalog", "rule", "type"}
 
 
 def _check_table(table: Any, schema: dict[str, type], where: str, path: str,
@@ -196,7 +185,6 @@ def _rule_from_table(table: dict[str, Any], index: int, path: str) -> Rule:
 class Catalog:
     rules: list[Rule]
     types: dict[str, TypeInfo]
-    templates: dict[str, Template]
     known_releases: list[Minor]
     files: list[str]
     _paths: dict[str, Rule] = field(default_factory=dict, repr=False)
@@ -306,7 +294,7 @@ class Catalog:
 
 
 def _load_file(path: Path, rules: list[Rule], types: dict[str, TypeInfo],
-               templates: dict[str, Template], meta: dict[str, Any]) -> None:
+               meta: dict[str, Any]) -> None:
     label = str(path)
     try:
         data = load_toml(path)
@@ -316,9 +304,10 @@ def _load_file(path: Path, rules: list[Rule], types: dict[str, TypeInfo],
         raise RuleError(f"cannot read rule file: {exc.strerror or exc}", path=label) from None
     for key in data:
         if key not in _TOP_KEYS:
-            raise RuleError("unknown key (expected [[rule]], [[type]], [[template]] or [catalog])",
+            raise RuleError("unknown key (expected [[rule]], [[type]] or [catalog]; fix templates "
+                            "are modules in privlint/fix/templates/)",
                             path=label, key=key)
-    for key in ("rule", "type", "template"):
+    for key in ("rule", "type"):
         if key in data and not isinstance(data[key], list):
             raise RuleError(f"`{key}` must be an array of tables ([[{key}]])", path=label, key=key)
     if "catalog" in data:
@@ -337,16 +326,6 @@ def _load_file(path: Path, rules: list[Rule], types: dict[str, TypeInfo],
             same_type_members=tuple(table.get("same-type-members", ())),
             subscript_same_type=table.get("subscript-same-type", False),
         )
-    for index, table in enumerate(data.get("template", [])):
-        where = f"template[{index}]"
-        _check_table(table, _TEMPLATE_KEYS, where, label)
-        for required in ("id", "placement"):
-            if required not in table:
-                raise RuleError("missing required key", path=label, key=f"{where}.{required}")
-        if table["id"] in templates:
-            raise RuleError(f"duplicate template id {table['id']!r}", path=label, key=f"{where}.id")
-        templates[table["id"]] = Template(table["id"], table["placement"],
-                                          table.get("description", ""), dict(table))
 
 
 def load_catalog(extra_files: list[Path] | tuple[Path, ...] = ()) -> Catalog:
@@ -354,10 +333,12 @@ def load_catalog(extra_files: list[Path] | tuple[Path, ...] = ()) -> Catalog:
     files = sorted(bundled_rules_dir().glob("*.toml")) + list(extra_files)
     rules: list[Rule] = []
     types: dict[str, TypeInfo] = {}
-    templates: dict[str, Template] = {}
     meta: dict[str, Any] = {}
     for path in files:
-        _load_file(path, rules, types, templates, meta)
+        _load_file(path, rules, types, meta)
+    from privlint.fix import template_ids  # light: lists privlint/fix/templates/ without importing it
+
+    templates = template_ids()
     seen: dict[str, str] = {}
     for rule in rules:
         if rule.code in seen:
@@ -372,4 +353,4 @@ def load_catalog(extra_files: list[Path] | tuple[Path, ...] = ()) -> Catalog:
         known = minor_range(releases[0], releases[-1])
     except (ValueError, IndexError):
         raise RuleError(f"bad torch-releases {releases!r}", key="catalog.torch-releases") from None
-    return Catalog(rules, types, templates, known, [str(f) for f in files])
+    return Catalog(rules, types, known, [str(f) for f in files])

@@ -83,11 +83,11 @@ def _mutant_package(root: Path) -> Path:
     shutil.copytree(harness.REPO / "privlint", root / "privlint",
                     ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copytree(harness.REPO / "rules", root / "privlint" / "rules")
-    templates = root / "privlint" / "rules" / "templates.toml"
-    text = templates.read_text(encoding="utf-8")
+    template = root / "privlint" / "fix" / "templates" / "public_twin_probe.py"
+    text = template.read_text(encoding="utf-8")
     assert "    {public}\nelse:\n    {private}" in text
     text = text.replace("    {public}\nelse:\n    {private}", "    {private}\nelse:\n    {public}")
-    templates.write_text(text, encoding="utf-8")
+    template.write_text(text, encoding="utf-8")
     return root
 
 
