@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import libcst as cst
 
-from privlint.catalog import is_private
 from privlint.detect import RawFinding
 from privlint.fix.facts import FileFacts
 from privlint.fix.model import SAFE, UNSAFE, Fix, Plan, register
@@ -71,9 +70,11 @@ def plan_import_probe(raw: RawFinding, facts: FileFacts, target: TargetRange) ->
     if not used_module.startswith(rule.api):
         return Plan(None, "no automatic fix: the import does not name the module directly")
     public_module = rule.replacement + used_module[len(rule.api):]
-    if any(is_private(part) for part in public_module.split(".")):
-        return Plan(None, f"no automatic fix: `{used_module}` has no public counterpart; import "
-                          f"what `{rule.replacement}` exports from there instead")
+    if used_module != rule.api:
+        # Only the package's own public home is known: `_composable.fsdp.fully_shard` would become
+        # `fsdp.fully_shard`, a function there, not a module; `fsdp._fully_shard` is private still.
+        return Plan(None, f"no automatic fix: `{public_module}` is not known to be a public module; "
+                          f"import what you need from `{rule.replacement}`")
     config = facts.module.config_for_parsing
     probe_names: cst.BaseStatement | None = None
     bare = False
