@@ -21,7 +21,8 @@ class Fix:
     description: str
     target: cst.CSTNode  # the node to replace (a statement line, an import, an expression)
     replacement: cst.CSTNode | cst.FlattenSentinel
-    verify_function: cst.FunctionDef | None = None  # for the `privlint verify` hint
+    # for the `privlint verify` hint: set by planners whose fallback builds meshes verify compares
+    verify_function: cst.FunctionDef | None = None
     statement_key: int = 0  # one fix per statement per pass
 
 

@@ -107,7 +107,7 @@ def plan_public_twin(raw: RawFinding, facts: FileFacts, target: TargetRange) -> 
                 config).with_changes(leading_lines=line.leading_lines)
         return Plan(Fix(UNSAFE if reasons else SAFE,
                         f"Import `{public_name}` from `{public_module}`" + unsafe_note(reasons),
-                        line, replacement, raw.site.function, id(line)))
+                        line, replacement, None, id(line)))
     chain = raw.node
     parts = dotted_parts(chain)
     used = raw.site.used_path
@@ -134,7 +134,7 @@ def plan_public_twin(raw: RawFinding, facts: FileFacts, target: TargetRange) -> 
     applicability = UNSAFE if reasons else SAFE
     if direct:
         return Plan(Fix(applicability, description + unsafe_note(reasons), target_node, public_node,
-                        raw.site.function, id(line or target_node)))
+                        None, id(line or target_node)))
     if raw.in_lambda_or_comprehension:
         return Plan(None, "no automatic fix inside a lambda or comprehension; rewrite it by hand")
     if scripted(chain, facts):
@@ -154,7 +154,7 @@ def plan_public_twin(raw: RawFinding, facts: FileFacts, target: TargetRange) -> 
     if placed is None:
         return Plan(None, f"no automatic fix: use `{rule.replacement}` instead")
     return Plan(Fix(applicability, description + " where the build has it" + unsafe_note(reasons),
-                    placed[0], placed[1], raw.site.function, id(line or placed[0])))
+                    placed[0], placed[1], None, id(line or placed[0])))
 
 
 def _not_equivalent(rule: Rule) -> str:
