@@ -82,6 +82,10 @@ def _proven_origin(raw: RawFinding, facts: FileFacts, call: cst.Call) -> tuple[_
         inner, inner_escapes = bindings(scope, callee_root, facts.parents)
         if inner or inner_escapes:
             return None, f"`{callee_root}` is bound in this function: the fallback cannot reuse it"
+    outer, outer_escapes = bindings(facts.module, callee_root, facts.parents)
+    if outer_escapes or any(b.kind != "import" for b in outer):
+        return None, (f"`{callee_root}` is bound by more than imports in this file: the fallback "
+                      "cannot reuse it")
     device = args["device_type"].value
     fresh_device: cst.BaseExpression | None = None
     if isinstance(device, cst.SimpleString):
