@@ -112,7 +112,14 @@ class FileFacts:
         return None
 
     def fresh(self, base: str) -> str:
-        return fresh_name(base, self.names | self._taken)
+        """A name nothing in the file uses, nor an earlier fix of this pass; reserved."""
+        name = fresh_name(base, self.names | self._taken)
+        self._taken.add(name)
+        return name
+
+    def reserve(self, name: str) -> str:
+        """`name` itself if the file does not use it (nor an earlier fix), else a fresh variant."""
+        return self.fresh(name)
 
 
 def _imports_name(node: cst.CSTNode, local: str, path: str) -> bool:

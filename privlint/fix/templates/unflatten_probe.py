@@ -148,7 +148,6 @@ def plan_unflatten(raw: RawFinding, facts: FileFacts, target: TargetRange) -> Pl
         probe_receiver, receiver_name = receiver.deep_clone(), receiver
     else:
         temporary = cst.Name(facts.fresh("unflatten_receiver"))
-        facts._taken.add(temporary.value)
         probe_receiver = cst.NamedExpr(temporary, receiver.deep_clone(),
                                        lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
         receiver_name = temporary
@@ -190,9 +189,7 @@ def plan_unflatten(raw: RawFinding, facts: FileFacts, target: TargetRange) -> Pl
         if existing is not None:
             callee = cst.parse_expression(existing)
         else:
-            local = "init_device_mesh" if "init_device_mesh" not in facts.names | facts._taken \
-                else facts.fresh("init_device_mesh_public")
-            facts._taken.add(local)
+            local = facts.reserve("init_device_mesh")
             module_path, name = template["fallback-callee"].rsplit(".", 1)
             text = f"from {module_path} import {name}" + (f" as {local}" if local != name else "")
             prelude = cst.parse_statement(text + "\n", facts.module.config_for_parsing)
