@@ -116,3 +116,46 @@ def test_the_check_goes_red_on_a_false_claim():
     assert _disagreement(rule, private, public) is None
     claimed_whole = type(rule)(**{**rule.__dict__, "equivalent_params": ()})
     assert _disagreement(claimed_whole, private, public) is not None
+
+
+_NAMES_PROBE = r'''
+import importlib, json, sys
+
+out = {}
+for private, public, names in json.loads(sys.argv[1]):
+    try:
+        a, b = importlib.import_module(private), importlib.import_module(public)
+    except ImportError:
+        out[private] = None
+        continue
+    out[private] = {n: [hasattr(a, n), hasattr(b, n), getattr(a, n, None) is getattr(b, n, None)]
+                    for n in names}
+print(json.dumps(out))
+'''
+
+
+def test_public_names_are_the_same_objects_as_the_private_ones():
+    """`public-names` lets an import fix be safe: where both modules have a name, on every build,
+    it must be the very same object (where only one has it, the import probe decides)."""
+    rules = [r for r in load_catalog().rules if r.public_names and r.fix]
+    assert rules
+    spec = json.dumps([(r.api, r.replacement, list(r.public_names)) for r in rules])
+    builds = [sys.executable] + ([str(harness.old_python())] if harness.old_python() else [])
+    problems, checked = [], set()
+    for python in builds:
+        result = subprocess.run([python, "-c", _NAMES_PROBE, spec], capture_output=True, text=True,
+                                timeout=600)
+        assert result.returncode == 0, result.stderr[-3000:]
+        for private, names in json.loads(result.stdout.strip().splitlines()[-1]).items():
+            for name, (in_private, in_public, same) in (names or {}).items():
+                if in_private and in_public:
+                    checked.add(private)
+                    if not same:
+                        problems.append(f"{private}.{name} is not {name} of the public module ({python})")
+    assert not problems, "\n".join(problems)
+    assert checked == {r.api for r in rules}, f"never checked: {sorted({r.api for r in rules} - checked)}"
+    # The check itself can go red: `__file__` exists in both modules and differs.
+    sanity = subprocess.run([sys.executable, "-c", _NAMES_PROBE,
+                             json.dumps([(rules[0].api, rules[0].replacement, ["__file__"])])],
+                            capture_output=True, text=True, timeout=600)
+    assert json.loads(sanity.stdout.strip().splitlines()[-1])[rules[0].api]["__file__"] == [True, True, False]
