@@ -27,6 +27,8 @@ pytest.importorskip("torch")
 _PROBE = r'''
 import importlib, inspect, json, sys
 
+MISSING = object()
+
 def resolve(path):
     parts = path.split(".")
     for cut in range(len(parts), 0, -1):
@@ -36,13 +38,13 @@ def resolve(path):
             continue
         for name in parts[cut:]:
             if not hasattr(obj, name):
-                return None
+                return MISSING
             obj = getattr(obj, name)
         return obj
-    return None
+    return MISSING
 
 def describe(obj):
-    if obj is None:
+    if obj is MISSING:
         return None
     try:
         signature = inspect.signature(obj)
@@ -159,3 +161,17 @@ def test_public_names_are_the_same_objects_as_the_private_ones():
                              json.dumps([(rules[0].api, rules[0].replacement, ["__file__"])])],
                             capture_output=True, text=True, timeout=600)
     assert json.loads(sanity.stdout.strip().splitlines()[-1])[rules[0].api]["__file__"] == [True, True, False]
+
+
+def test_every_fix_target_is_public_and_exists():
+    """A fix (and its message) points only at public paths that exist on the installed torch."""
+    from privlint.catalog import is_private
+
+    rules = [r for r in load_catalog().rules if r.fix and r.replacement]
+    private = [r.code for r in rules if any(is_private(p) for p in r.replacement.split("."))]
+    assert not private, private
+    found = _signatures(sys.executable, [(r.replacement, r.replacement) for r in rules])
+    missing = [r.replacement for r in rules if found[r.replacement][0] is None]
+    assert not missing, missing
+    assert _signatures(sys.executable, [("torch.distributed.fsdp.no_such", "torch")])[
+        "torch.distributed.fsdp.no_such"][0] is None  # the lookup can say "absent"
