@@ -70,6 +70,12 @@ class Rule:
             if name in keywords and (since is None or first > since):
                 since = first
         return Window(since, self.until)
+    # `equivalent` holds for calls that pass only these parameters (the public one takes fewer);
+    # empty: the two signatures are the same. Checked against real torch by the test suite.
+    equivalent_params: tuple[str, ...] = ()
+    # "alias": the public API is the same thing; "subclass": the private one is a subclass of
+    # the public one, so `isinstance` and `except` against them differ.
+    replacement_relation: str = "alias"
 
     @property
     def window(self) -> Window:
@@ -97,14 +103,6 @@ class TypeInfo:
     attributes: tuple[tuple[str, str], ...] = ()
 
 
-@dataclass(frozen=True)
-class Template:
-    id: str
-    placement: str
-    description: str
-    data: dict[str, Any] = field(default_factory=dict, hash=False, compare=False)
-
-
 # -- validation helpers ---------------------------------------------------------------
 
 _RULE_KEYS = {
@@ -112,14 +110,11 @@ _RULE_KEYS = {
     "since": str, "until": str, "replacement": str, "equivalent": bool, "distinctive": bool,
     "fix": str, "default": bool, "returns": str, "valid": list, "invalid": list,
     "replacement-since": str, "replacement-form": str, "public-names": list, "keywords": dict,
-    "params": list,
+    "params": list, "equivalent-params": list, "replacement-relation": str,
 }
 _TYPE_KEYS = {"name": str, "aliases": list, "constructors": list, "same-type-members": list,
               "subscript-same-type": bool, "attributes": dict}
-_TEMPLATE_KEYS = {"id": str, "placement": str, "description": str, "statement": str,
-                  "expression": str, "fallback-callee": str, "fallback-args": list,
-                  "fallback-backend-arg": str, "imports": list}
-_TOP_KEYS = {"catalog", "rule", "type", "template"}
+_TOP_KEYS = {"catalog", "rule", "type"}
 
 
 def _check_table(table: Any, schema: dict[str, type], where: str, path: str,
@@ -177,6 +172,10 @@ def _rule_from_table(table: dict[str, Any], index: int, path: str) -> Rule:
     if form not in ("callee", "value"):
         raise RuleError("replacement-form must be \"callee\" or \"value\"", path=path,
                         key=f"{where}.replacement-form")
+    relation = table.get("replacement-relation", "alias")
+    if relation not in ("alias", "subclass"):
+        raise RuleError("replacement-relation must be \"alias\" or \"subclass\"", path=path,
+                        key=f"{where}.replacement-relation")
     since = _minor(table.get("since"), path, f"{where}.since")
     until = _minor(table.get("until"), path, f"{where}.until")
     if since and until and since > until:
@@ -197,6 +196,7 @@ def _rule_from_table(table: dict[str, Any], index: int, path: str) -> Rule:
         valid=tuple(table.get("valid", ())), invalid=tuple(table.get("invalid", ())),
         replacement_since=_minor(table.get("replacement-since"), path, f"{where}.replacement-since"),
         replacement_form=form, public_names=tuple(table.get("public-names", ())),
+        equivalent_params=tuple(table.get("equivalent-params", ())), replacement_relation=relation,
     )
 
 
@@ -206,7 +206,6 @@ def _rule_from_table(table: dict[str, Any], index: int, path: str) -> Rule:
 class Catalog:
     rules: list[Rule]
     types: dict[str, TypeInfo]
-    templates: dict[str, Template]
     known_releases: list[Minor]
     files: list[str]
     # torch.ops namespaces that are torch's own; `torch.ops.mylib._op` belongs to mylib.
@@ -331,7 +330,7 @@ class Catalog:
 
 
 def _load_file(path: Path, rules: list[Rule], types: dict[str, TypeInfo],
-               templates: dict[str, Template], meta: dict[str, Any]) -> None:
+               meta: dict[str, Any]) -> None:
     label = str(path)
     try:
         data = load_toml(path)
@@ -341,9 +340,10 @@ def _load_file(path: Path, rules: list[Rule], types: dict[str, TypeInfo],
         raise RuleError(f"cannot read rule file: {exc.strerror or exc}", path=label) from None
     for key in data:
         if key not in _TOP_KEYS:
-            raise RuleError("unknown key (expected [[rule]], [[type]], [[template]] or [catalog])",
+            raise RuleError("unknown key (expected [[rule]], [[type]] or [catalog]; fix templates "
+                            "are modules in privlint/fix/templates/)",
                             path=label, key=key)
-    for key in ("rule", "type", "template"):
+    for key in ("rule", "type"):
         if key in data and not isinstance(data[key], list):
             raise RuleError(f"`{key}` must be an array of tables ([[{key}]])", path=label, key=key)
     if "catalog" in data:
@@ -366,16 +366,6 @@ def _load_file(path: Path, rules: list[Rule], types: dict[str, TypeInfo],
             attributes=tuple((k, v) for k, v in table.get("attributes", {}).items()
                              if isinstance(v, str)),
         )
-    for index, table in enumerate(data.get("template", [])):
-        where = f"template[{index}]"
-        _check_table(table, _TEMPLATE_KEYS, where, label)
-        for required in ("id", "placement"):
-            if required not in table:
-                raise RuleError("missing required key", path=label, key=f"{where}.{required}")
-        if table["id"] in templates:
-            raise RuleError(f"duplicate template id {table['id']!r}", path=label, key=f"{where}.id")
-        templates[table["id"]] = Template(table["id"], table["placement"],
-                                          table.get("description", ""), dict(table))
 
 
 def load_catalog(extra_files: list[Path] | tuple[Path, ...] = ()) -> Catalog:
@@ -383,10 +373,12 @@ def load_catalog(extra_files: list[Path] | tuple[Path, ...] = ()) -> Catalog:
     files = sorted(bundled_rules_dir().glob("*.toml")) + list(extra_files)
     rules: list[Rule] = []
     types: dict[str, TypeInfo] = {}
-    templates: dict[str, Template] = {}
     meta: dict[str, Any] = {}
     for path in files:
-        _load_file(path, rules, types, templates, meta)
+        _load_file(path, rules, types, meta)
+    from privlint.fix import template_ids  # light: lists privlint/fix/templates/ without importing it
+
+    templates = template_ids()
     seen: dict[str, str] = {}
     for rule in rules:
         if rule.code in seen:
@@ -401,7 +393,7 @@ def load_catalog(extra_files: list[Path] | tuple[Path, ...] = ()) -> Catalog:
         known = minor_range(releases[0], releases[-1])
     except (ValueError, IndexError):
         raise RuleError(f"bad torch-releases {releases!r}", key="catalog.torch-releases") from None
-    return Catalog(rules, types, templates, known, [str(f) for f in files],
+    return Catalog(rules, types, known, [str(f) for f in files],
                    op_namespaces=frozenset(meta.get("torch-op-namespaces", ())),
                    foreign_namespaces=tuple(meta.get("foreign-namespaces", ())),
                    test_doubles=frozenset(meta.get("test-doubles", ())))

@@ -24,7 +24,6 @@ if TYPE_CHECKING:
     from privlint.project import ProjectIndex
 
 VERSION_GATED, SYNTAX_ERROR, IO_ERROR = "version-gated", "syntax-error", "io-error"
-MAX_FIX_PASSES = 8
 RUNTIME_NAMES = ("device_type", "world_size", "rank", "local_rank")
 
 
@@ -179,12 +178,13 @@ def fingerprint(path: str, code: str, api: str, source: str) -> str:
 
 def _with_plans(placed, module, ctx: Context):
     """Attach a fix plan to each finding (version-gated uses get none: a human must choose)."""
-    from privlint.fixes import FileFacts, plan
+    from privlint.fix.facts import FileFacts
+    from privlint.fix.model import plan
 
     facts = FileFacts.of(module)
     out = []
     for item, finding in placed:
-        result = plan(item, facts, ctx.catalog, ctx.target) if not item.version_gated else None
+        result = plan(item, facts, ctx.target) if not item.version_gated else None
         fix = result.fix if result is not None else None
         if fix is not None:
             finding.fix = {"applicability": fix.applicability, "description": fix.description}
@@ -208,72 +208,39 @@ def verify_command(display: str, function) -> str | None:
 
 
 def check_source(data: bytes, display: str, ctx: Context, fix: str | None = None) -> FileResult:
-    """Findings for one file's bytes; with fix="safe"/"unsafe", also the rewritten bytes."""
+    """Findings for one file's bytes; with fix="safe"/"unsafe", also the rewritten bytes
+    (the passes themselves are privlint.fix.passes')."""
     relevant = ctx.relevant.search(data) is not None
     if ctx.use_prefilter and not relevant:
         return FileResult([], data)
     dangerous = looks_dangerous(data)  # such files go straight to the guarded libcst parse
     if ctx.use_prefilter and not dangerous and not astgate.may_have_findings(data, ctx.gate):
         return FileResult([], data)
-    result = FileResult([], data)
-    current = data
-    for _ in range(MAX_FIX_PASSES):
+
+    def analyse(current: bytes):
+        """(module, [(finding, fix or None)]), or (None, findings) if it cannot be analysed."""
         module, raw = _parse(current, display, ctx,
                              dangerous if current is data else looks_dangerous(current))
         if module is None:
             # Only files that could hold a finding are privlint's business (keeps the prefilter lossless).
-            result.findings = raw if relevant else []
-            return result
+            return None, (raw if relevant else [])
         try:
             placed = _place(raw, module, current, display, ctx) if raw else []
-            planned = _with_plans(placed, module, ctx) if placed else []
+            return module, (_with_plans(placed, module, ctx) if placed else [])
         except RecursionError:
-            result.findings = _file_error(ctx, display, SYNTAX_ERROR, "cannot analyse: nesting too deep")
-            return result
-        result.findings = [finding for finding, _ in planned]
-        if fix is None:
-            return result
-        chosen, statements = [], set()
-        for finding, plan_fix in planned:
-            if plan_fix is None or (plan_fix.applicability == "unsafe" and fix != "unsafe"):
-                continue
-            if plan_fix.statement_key in statements:
-                continue  # one rewrite per statement per pass; the next pass sees the result
-            statements.add(plan_fix.statement_key)
-            chosen.append(plan_fix)
-        if not chosen:
-            return result
-        rewritten = _rewrite(module, chosen, current)
-        if rewritten is None:
-            return result
-        current = rewritten
-        result.fixed = current
-        result.applied.extend(f.applicability for f in chosen)
-        for plan_fix in chosen:
-            if plan_fix.applicability == "unsafe":
-                command = verify_command(display, plan_fix.verify_function)
-                if command and command not in result.verify_commands:
-                    result.verify_commands.append(command)
+            return None, _file_error(ctx, display, SYNTAX_ERROR, "cannot analyse: nesting too deep")
+
+    result = FileResult([], data)
+    if fix is None:
+        module, planned = analyse(data)
+        result.findings = planned if module is None else [finding for finding, _ in planned]
+        return result
+    from privlint.fix.passes import run_passes
+
+    passes = run_passes(data, fix, analyse)
+    result.findings, result.fixed, result.applied = passes.findings, passes.fixed, passes.applied
+    for function in passes.unsafe_functions:
+        command = verify_command(display, function)
+        if command and command not in result.verify_commands:
+            result.verify_commands.append(command)
     return result
-
-
-def _rewrite(module, fixes, before: bytes) -> bytes | None:
-    """Apply fixes; None if the result would not parse or compile (never write such a file)."""
-    import libcst as cst
-
-    from privlint.rewrite import apply
-
-    new = apply(module, fixes).bytes
-    try:
-        cst.parse_module(new)
-    except Exception:  # noqa: BLE001 - a template produced bad code: drop the fix, keep the file
-        return None
-    try:
-        compile(before, "<before>", "exec", dont_inherit=True)
-    except (SyntaxError, ValueError):
-        return new  # newer syntax than this Python: libcst's re-parse is the check
-    try:
-        compile(new, "<after>", "exec", dont_inherit=True)
-    except (SyntaxError, ValueError):
-        return None
-    return new

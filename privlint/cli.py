@@ -196,7 +196,12 @@ def run_check(args: argparse.Namespace) -> int:
 
         write_diffs(results, sys.stdout)
         return EXIT_FINDINGS if results else EXIT_CLEAN
-    failures = _write_fixes(results) if fixing else []
+    if fixing:
+        from privlint.writer import write_fixes
+
+        failures = write_fixes(results, settings.project_root)
+    else:
+        failures = []
     for display, reason in failures:
         findings.append(Finding(display, 1, 1, 1, 1, io_rule.code, "",
                                 f"fix not written: {reason}", "error", io_rule.code))
@@ -313,22 +318,6 @@ def _check_stdin(args, ctx, mode) -> int:
     else:
         _report(args, result.findings, 1, ctx.catalog, ctx.target)
     return EXIT_FINDINGS if result.findings and not args.exit_zero and not args.fix_only else EXIT_CLEAN
-
-
-def _write_fixes(results) -> list[tuple[str, str]]:
-    from privlint.writer import ChangedOnDisk, write_atomic
-
-    failures = []
-    for path, display, result in results:
-        try:
-            write_atomic(path, result.original, result.fixed)
-        except ChangedOnDisk:
-            failures.append((display, "the file changed on disk while privlint was fixing it"))
-            result.fixed = None
-        except OSError as exc:
-            failures.append((display, exc.strerror or str(exc)))
-            result.fixed = None
-    return failures
 
 
 def run_rule(args: argparse.Namespace) -> int:

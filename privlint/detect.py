@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from privlint.catalog import Catalog, Rule, is_private
-from privlint.guards import (ATTRIBUTE, CALL, IMPORT, Bound, Facts, negate, version_bound, Guard, caught_kinds, condition_facts,
-                             ends_in_exit, is_type_checking)
+from privlint.guards import (ATTRIBUTE, CALL, IMPORT, Bound, Facts, Guard, caught_kinds,
+                             condition_facts, ends_in_exit, is_type_checking, negate, version_bound)
 from privlint.project import ProjectIndex
 from privlint.tracking import ScopeTracking, bind_import, prebind_module_imports
 from privlint.reading import (ModuleFacts, access_text, accessed, call_arguments, identifiers,
@@ -26,21 +26,36 @@ _BLOCKS = (cst.Module, cst.IndentedBlock, cst.SimpleStatementSuite)
 _COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
 
 
+@dataclass(frozen=True)
+class Site:
+    """Where a finding sits in the code: what a fix planner needs, and nothing computed for it."""
+
+    call: cst.Call | None = None                 # the call whose callee is the finding's node
+    receiver: cst.BaseExpression | None = None   # a member's object: `recv` in `recv._x`
+    binding: Binding | None = None               # what the resolver knows the receiver to be
+    import_statement: cst.Import | cst.ImportFrom | None = None
+    import_alias: cst.ImportAlias | None = None  # `from m import _x [as y]`: that name
+    module: str = ""                             # the module a from-import names
+    star: bool = False                           # `from m import *`
+    used_path: str = ""                          # the dotted path an attribute use resolves to
+    function: cst.FunctionDef | None = None      # the innermost enclosing function
+
+
 @dataclass
 class RawFinding:
     node: cst.CSTNode
     rule: Rule
     api: str
     version_gated: bool
-    statement: cst.CSTNode | None
+    statement: cst.CSTNode | None  # the statement line holding the node
     in_lambda_or_comprehension: bool = False
-    context: dict = field(default_factory=dict)  # what a fix needs: receiver, call, import...
+    site: Site = field(default_factory=Site)
     # The version checks around it: (id of the check or None, branch taken, releases admitted).
     gates: tuple[tuple[int | None, bool, "Bound | None"], ...] = ()
     # What the version checks that choose it admit (after `_ungate_both_branches`); None for a
     # check that cannot be read. The checker narrows the supported range with these.
     bounds: tuple["Bound | None", ...] = ()
-    keywords: tuple[str, ...] = ()            # keyword arguments of the call, for keyword windows
+    keywords: tuple[str, ...] = ()            # arguments the call passes, for argument windows
     # Reached only on releases before this one: the `except` fallback of a try body that uses
     # APIs new in it (the checker drops the finding when every such release has the API).
     reached_before: "tuple[int, int] | None" = None
@@ -118,14 +133,14 @@ class Detector(ScopeTracking, cst.CSTVisitor):
         return condition_facts(node, self.resolver.lookup)
 
     # -- reporting -------------------------------------------------------------------------
-    def _report(self, node: cst.CSTNode, rule: Rule, api: str, failure: str, **context) -> None:
+    def _report(self, node: cst.CSTNode, rule: Rule, api: str, failure: str, **site) -> None:
         parts = api.split(".")
         rule_private = [i for i, p in enumerate(rule.api.rstrip("*").split(".")) if is_private(p)]
         start = rule_private[-1] if rule_private and rule.kind != "generic" else 0
         # A guard must probe the rule's own private component or something reached through it.
         names = set(parts[start:]) if start < len(parts) else {p for p in parts if is_private(p)}
         public = rule.replacement.rsplit(".", 1)[-1] if rule.replacement else ""
-        call = context.setdefault("call", self._calls.get(id(node)))
+        call = site.setdefault("call", self._calls.get(id(node)))
         keywords = call_arguments(call, rule.params) if isinstance(call, cst.Call) else ()
         # A keyword newer than the API itself: a probe for the member proves too little, and
         # the call fails with a TypeError, which only a handler of TypeError catches.
@@ -134,7 +149,7 @@ class Detector(ScopeTracking, cst.CSTVisitor):
         if late:
             failure = CALL
         gates = []
-        written = access_text(node, context.get("module"))
+        written = access_text(node, site.get("module"))
         for guard in self._guards():
             if guard.exempt or (names & guard.present and not late):
                 return
@@ -149,10 +164,11 @@ class Detector(ScopeTracking, cst.CSTVisitor):
                 gate, taken = guard.gate or (None, True)
                 gates.append((gate, taken, guard.bound))
         statement = self._statements[-1] if self._statements else None
-        context.setdefault("function", self._functions[-1] if self._functions else None)
+        site.setdefault("function", self._functions[-1] if self._functions else None)
         self.findings.append(RawFinding(node, rule, api, bool(gates), statement,
-                                        self._expression_scopes > 0, context, gates=tuple(gates),
-                                        keywords=keywords, reached_before=self._reached_before()))
+                                        self._expression_scopes > 0, Site(**site),
+                                        gates=tuple(gates), keywords=keywords,
+                                        reached_before=self._reached_before()))
 
     def _handle(self, names: list[str], rule: Rule, imported: str = "") -> None:
         """Mark the bindings an import just made: uses through them of the same rule are the
@@ -170,7 +186,7 @@ class Detector(ScopeTracking, cst.CSTVisitor):
         if matched is None:
             return None
         rule, api = matched
-        self._report(node, rule, api, IMPORT, statement_node=self._import_statement)
+        self._report(node, rule, api, IMPORT, import_statement=self._import_statement)
         return rule
 
     def visit_Import(self, node: cst.Import) -> bool:
@@ -211,12 +227,12 @@ class Detector(ScopeTracking, cst.CSTVisitor):
                 if not statement_reported:  # one finding per statement for the private module
                     statement_reported = True
                     self._report(node, module_match[0], module_match[1], IMPORT,
-                                 statement_node=node, module=module)
+                                 import_statement=node, module=module)
                 continue
-            self._report(alias, matched[0], matched[1], IMPORT, statement_node=node, alias=alias,
-                         module=module)
+            self._report(alias, matched[0], matched[1], IMPORT, import_statement=node,
+                         import_alias=alias, module=module)
         if module_match is not None and not names:  # `from torch._x import *`
-            self._report(node, module_match[0], module_match[1], IMPORT, statement_node=node,
+            self._report(node, module_match[0], module_match[1], IMPORT, import_statement=node,
                          star=True)
         return False
 
@@ -251,16 +267,13 @@ class Detector(ScopeTracking, cst.CSTVisitor):
         candidates = self.catalog.member_rules(member)
         if not candidates and (binding is None or binding.kind != INSTANCE):
             return
-        receiver_context = {"receiver": receiver, "binding": binding,
-                             "local": isinstance(receiver, cst.Name) and binding is not None
-                             and self.resolver.lookup_local(receiver.value) is binding,
-                             "device_fresh": self._device_unchanged(binding)}
+        receiver_site = {"receiver": receiver, "binding": binding}
         if binding is not None and binding.kind == INSTANCE:
             # A private member of a tracked torch type: its rule, or the generic one when the
             # catalog has none (`pg._allgather_base` on a ProcessGroup).
             matched = self.catalog.match(f"{binding.value}.{member}")
             if matched is not None and matched[0].kind in ("member", "generic"):
-                self._report(node, matched[0], matched[1], ATTRIBUTE, **receiver_context)
+                self._report(node, matched[0], matched[1], ATTRIBUTE, **receiver_site)
             return
         if binding is not None and binding.kind not in (UNKNOWN,):
             return  # known to be something else: a same-named member of another type
@@ -268,18 +281,8 @@ class Detector(ScopeTracking, cst.CSTVisitor):
             return  # an untyped receiver whose `_x` this file sets itself (a stand-in, a store)
         for rule in candidates:
             if rule.distinctive:
-                self._report(node, rule, rule.api, ATTRIBUTE, **receiver_context)
+                self._report(node, rule, rule.api, ATTRIBUTE, **receiver_site)
                 return
-
-    def _device_unchanged(self, binding: Binding | None) -> bool:
-        """True if the device argument of the call that made `binding` still means the same."""
-        if binding is None or binding.origin is None:
-            return False
-        call, device_binding = binding.origin
-        device = call.args[0].value if call.args and call.args[0].keyword is None else None
-        if isinstance(device, cst.SimpleString):
-            return True
-        return isinstance(device, cst.Name) and self.resolver.lookup(device.value) is device_binding
 
     def visit_Attribute(self, node: cst.Attribute) -> bool:
         if id(node) in self._stores:

@@ -19,6 +19,43 @@ class ChangedOnDisk(Exception):
     """The file no longer holds the bytes the fix was computed from."""
 
 
+class LinkOutsideProject(Exception):
+    """The path is a symbolic link to a file outside the project: privlint leaves it alone."""
+
+
+def write_fixes(results, project_root: Path) -> list[tuple[str, str]]:
+    """Write each `(path, display, result)`'s fixed bytes; (display, reason) for each failure.
+
+    A symbolic link is written through to its target when the target lies inside the project
+    (the link stays a link); a link that leads outside the project is reported, not written.
+    """
+    failures = []
+    for path, display, result in results:
+        try:
+            write_atomic(_write_target(path, project_root), result.original, result.fixed)
+        except LinkOutsideProject as exc:
+            failures.append((display, f"a symbolic link to {exc}, outside the project; fix the target "
+                                      "there, or check it from its own project"))
+            result.fixed = None
+        except ChangedOnDisk:
+            failures.append((display, "the file changed on disk while privlint was fixing it"))
+            result.fixed = None
+        except OSError as exc:
+            failures.append((display, exc.strerror or str(exc)))
+            result.fixed = None
+    return failures
+
+
+def _write_target(path: Path, project_root: Path) -> Path:
+    if not path.is_symlink():
+        return path
+    target = path.resolve(strict=True)
+    root = project_root.resolve()
+    if target != root and root not in target.parents:
+        raise LinkOutsideProject(str(target))
+    return target
+
+
 _INTERRUPTS = {signal.SIGINT, signal.SIGTERM}
 
 

@@ -643,7 +643,7 @@ import torch
 import torch.distributed as dist
 from torch.distributed.device_mesh import init_device_mesh
 
-mesh = init_device_mesh("cuda", (8,))
+mesh = init_device_mesh("cuda", (8,), mesh_dim_names=("w",))
 a = mesh._unflatten(0, (2, 4), ("a", "b"))
 b = dist.distributed_c10d._get_default_group()
 c = torch._C._distributed_c10d._resolve_process_group("g")

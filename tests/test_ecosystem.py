@@ -144,7 +144,8 @@ def test_stdin(project):
     assert result.returncode == 1
     assert [(f["path"], f["line"]) for f in result.findings] == [("pkg/train.py", 5), ("pkg/train.py", 9)]
     safe = ("from torch.distributed.device_mesh import init_device_mesh\n"
-            "mesh = init_device_mesh('cuda', (8,))\nsub = mesh._unflatten(0, (2, 4), ('a', 'b'))\n")
+            "mesh = init_device_mesh('cuda', (8,), mesh_dim_names=('w',))\n"
+            "sub = mesh._unflatten(0, (2, 4), ('a', 'b'))\n")
     fixed = run_privlint("check", "--stdin-filename", "x.py", "-", "--fix", cwd=project, stdin=safe)
     assert 'if hasattr(mesh, "_unflatten"):' in fixed.stdout
     assert run_privlint("check", "-", cwd=project, stdin=safe).returncode == 2

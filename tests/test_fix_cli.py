@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from pathlib import Path
 import stat
 
 import pytest
@@ -15,7 +16,7 @@ from torch.distributed.device_mesh import init_device_mesh
 
 
 def build(device_type, world_size):
-    mesh = init_device_mesh(device_type, (world_size,))
+    mesh = init_device_mesh(device_type, (world_size,), mesh_dim_names=("dp",))
     return mesh._unflatten(0, (2, world_size // 2), ("rep", "shard"))
 '''
 UNSAFE = '''\
@@ -122,3 +123,25 @@ def test_writer_refuses_a_file_changed_since_read(tmp_path):
     assert [p.name for p in tmp_path.iterdir()] == ["a.py"]
     write_atomic(path, b"old\n", b"new\n")
     assert path.read_bytes() == b"new\n"
+
+
+def test_fix_writes_through_a_link_inside_the_project(project):
+    real = write(project, "pkg/real.py", SAFE)
+    link = project / "link.py"
+    link.symlink_to(Path("pkg") / "real.py")
+    result = run_privlint("check", "--fix", "link.py", cwd=project)
+    assert "Fixed 1 finding" in result.stdout, result.stdout + result.stderr
+    assert link.is_symlink() and os.readlink(link) == str(Path("pkg") / "real.py")
+    assert 'if hasattr(mesh, "_unflatten"):' in real.read_text()
+
+
+def test_fix_leaves_a_link_to_outside_the_project(project, tmp_path_factory):
+    outside = tmp_path_factory.mktemp("elsewhere") / "shared.py"
+    outside.write_text(SAFE)
+    link = project / "link.py"
+    link.symlink_to(outside)
+    result = run_privlint("check", "--fix", "link.py", cwd=project)
+    assert result.returncode == 1
+    assert "link.py:1:1: PRV003 fix not written: a symbolic link to" in result.stdout, result.stdout
+    assert "outside the project" in result.stdout
+    assert link.is_symlink() and outside.read_text() == SAFE

@@ -46,3 +46,23 @@ def test_fix_golden(project, name):
     leftover = [f for f in recheck.findings if f["fix"] and f["fix"]["applicability"] == "safe"]
     assert not leftover, leftover
     assert again.returncode in (0, 1)
+
+
+def test_every_template_is_one_registered_module_with_golden_cases():
+    """Adding a template is adding privlint/fix/templates/<id>.py: it registers its planner,
+    carries its TEMPLATE text, and names its golden cases in its docstring."""
+    import importlib
+
+    from privlint.catalog import load_catalog
+    from privlint.fix import template_ids
+    from privlint.fix.model import load_planners
+
+    ids = template_ids()
+    assert set(load_planners()) == set(ids)
+    assert {r.fix for r in load_catalog().rules if r.fix} <= set(ids)
+    for template_id in ids:
+        module = importlib.import_module(f"privlint.fix.templates.{template_id.replace('-', '_')}")
+        assert isinstance(module.TEMPLATE, dict) and module.TEMPLATE
+        prefixes = [word.split("tests/fixtures/fix/")[1].split("*")[0]
+                    for word in module.__doc__.split() if "tests/fixtures/fix/" in word]
+        assert prefixes and any(case.startswith(tuple(prefixes)) for case in CASES), template_id

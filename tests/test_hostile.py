@@ -15,7 +15,7 @@ from conftest import run_privlint, write
 
 FINDING = b"import torch\nx = torch._C._host_emptyCache()\n"
 FIXABLE = (b"from torch.distributed.device_mesh import init_device_mesh\n"
-           b"mesh = init_device_mesh('cuda', (8,))\n"
+           b"mesh = init_device_mesh('cuda', (8,), mesh_dim_names=('w',))\n"
            b"sub = mesh._unflatten(0, (2, 4), ('a', 'b'))\n")
 
 HOSTILE = {

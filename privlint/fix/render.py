@@ -1,4 +1,4 @@
-"""Render fix templates (Python text with `{slots}`, from rules/templates.toml) into libcst nodes.
+"""Render fix templates (Python text with `{slots}`, each planner's TEMPLATE) into libcst nodes.
 
 Each slot becomes a placeholder identifier, the text is parsed with the target file's own
 indentation and newline style, and the placeholders are then swapped for real nodes cut
