@@ -186,7 +186,8 @@ def test_pre_commit_hooks(tmp_path, pre_commit_home):
     write(tmp_path, "bad.py", BAD)
     write(tmp_path, "clean.py", "import torch\n")
     safe = write(tmp_path, "safe.py", "from torch.distributed.device_mesh import init_device_mesh\n"
-                 "mesh = init_device_mesh('cuda', (8,))\nsub = mesh._unflatten(0, (2, 4), ('a', 'b'))\n")
+                 "mesh = init_device_mesh('cuda', (8,), mesh_dim_names=('w',))\n"
+                 "sub = mesh._unflatten(0, (2, 4), ('a', 'b'))\n")
     failing = _try_repo(tmp_path, pre_commit_home, "privlint", "bad.py")
     assert failing.returncode == 1, failing.stdout + failing.stderr
     assert "bad.py:5:12: PRV101" in failing.stdout

@@ -108,3 +108,29 @@ def build(mesh: DeviceMesh):
     assert "Changed:\n  a.py: 1 fix (1 unsafe)\n  b.py: 1 fix (1 unsafe)\n" in out, out
     assert ("file by file:\n  a.py:\n    privlint verify a.py --call 'build(mesh)'" in out), out
     assert "  b.py:\n    privlint verify b.py --call 'make(mesh)'" in out
+
+
+def test_a_rewritten_call_keeps_the_original_line_breaks(project):
+    write(project, "a.py", '''
+from torch.distributed.device_mesh import init_device_mesh
+
+
+def build(device_type, world_size, replicate_degree_for_hybrid_sharding):
+    mesh = init_device_mesh(device_type, (world_size,), mesh_dim_names=("dp",))
+    hybrid = mesh._unflatten(
+        0,
+        (replicate_degree_for_hybrid_sharding, world_size // replicate_degree_for_hybrid_sharding),
+        ("dp_replicate", "dp_shard"),
+    )
+    return hybrid
+''')
+    run_privlint("check", "--fix", "--unsafe-fixes", cwd=project)
+    fixed = (project / "a.py").read_text()
+    assert '''    else:
+        hybrid = init_device_mesh(
+            device_type,
+            mesh_shape=(replicate_degree_for_hybrid_sharding, world_size // replicate_degree_for_hybrid_sharding),
+            mesh_dim_names=("dp_replicate", "dp_shard"),
+        )
+''' in fixed, fixed
+    assert "hybrid = init_device_mesh(device_type, mesh_shape" not in fixed  # not one long line

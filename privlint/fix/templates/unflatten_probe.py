@@ -160,6 +160,11 @@ def plan_unflatten(raw: RawFinding, facts: FileFacts, target: TargetRange) -> Pl
         private_call = private_call.deep_replace(private_call.args[list(call.args).index(args["dim"])].value,
                                                  index)  # string dims raise in torch 2.10-2.11
         dim = index
+    if string_value(dim) is not None:
+        # A probe alone would not help: a string dim raises in 2.10-2.11, which have the member
+        # (and the re-check would flag the probed call again, so the fix would never settle).
+        return Plan(None, "no automatic fix: pass `dim` as an int (a string dim raises in torch "
+                          "2.10–2.11), which privlint cannot find from the receiver here")
     if not (isinstance(dim, cst.Integer) and dim.value == "0"):
         reasons.append("`dim` is not the literal 0")
     if origin is not None and origin.device is not None:
