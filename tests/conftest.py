@@ -41,6 +41,26 @@ def run_privlint(*args: str, cwd: Path | None = None, stdin: str | None = None,
     return Result(proc.returncode, proc.stdout, proc.stderr)
 
 
+def run_with_terminal_stderr(*args: str, cwd: Path) -> tuple[subprocess.CompletedProcess, bytes]:
+    """Run privlint with stderr on a pseudo-terminal (outside CI), as a person watching would;
+    return the process (stdout piped) and what the terminal showed."""
+    import pty
+
+    master, slave = pty.openpty()
+    env = {k: v for k, v in os.environ.items() if k != "CI"}
+    proc = subprocess.run([sys.executable, "-m", "privlint", *args], cwd=cwd,
+                          stdout=subprocess.PIPE, stderr=slave, env=env, timeout=120)
+    os.close(slave)
+    shown = b""
+    try:
+        while chunk := os.read(master, 4096):
+            shown += chunk
+    except OSError:  # the terminal's other end is closed once everything is read
+        pass
+    os.close(master)
+    return proc, shown
+
+
 def write(root: Path, relative: str, source: str) -> Path:
     path = root / relative
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -90,26 +90,14 @@ def test_ranks_do_not_print_the_numpy_import_warning():
 
 
 def test_verify_says_what_runs_and_the_time_left_on_a_terminal(tmp_path):
-    import os
-    import pty
-    import subprocess
-    import sys
     from pathlib import Path
 
+    from conftest import run_with_terminal_stderr
+
     faults = Path(__file__).parent / "fixtures" / "verify" / "faults.py"
-    master, slave = pty.openpty()
-    env = {k: v for k, v in os.environ.items() if k != "CI"}
-    proc = subprocess.run([sys.executable, "-m", "privlint", "verify", str(faults), "--call",
-                           "hangs(device_type, world_size, rank)", "--nproc", "2", "--timeout", "8"],
-                          cwd=tmp_path, stdout=subprocess.PIPE, stderr=slave, env=env, timeout=120)
-    os.close(slave)
-    shown = b""
-    try:
-        while chunk := os.read(master, 4096):
-            shown += chunk
-    except OSError:
-        pass
-    os.close(master)
+    proc, shown = run_with_terminal_stderr("verify", str(faults), "--call",
+                                           "hangs(device_type, world_size, rank)", "--nproc", "2",
+                                           "--timeout", "8", cwd=tmp_path)
     assert proc.returncode == 1  # the hang is a FAIL
     assert b"2 ranks on cpu (gloo) running for" in shown and b"s left before the timeout" in shown
     assert b"left before the timeout" not in proc.stdout

@@ -5,7 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from conftest import run_privlint, write
+from conftest import run_privlint, run_with_terminal_stderr, write
 
 SOURCE = '''
 from torch.distributed.device_mesh import init_device_mesh
@@ -71,23 +71,9 @@ def test_a_reader_that_goes_away_is_no_traceback(project):
 
 
 def test_progress_on_a_terminal_only(project):
-    import os
-    import pty
-
     for i in range(3):
         write(project, f"m{i}.py", "import torch\nx = torch._C._foo()\n")
-    master, slave = pty.openpty()
-    env = {k: v for k, v in os.environ.items() if k != "CI"}
-    proc = subprocess.run([sys.executable, "-m", "privlint", "check", "--no-cache"], cwd=project,
-                          stdout=subprocess.PIPE, stderr=slave, env=env, timeout=120)
-    os.close(slave)
-    shown = b""
-    try:
-        while chunk := os.read(master, 4096):
-            shown += chunk
-    except OSError:
-        pass
-    os.close(master)
+    proc, shown = run_with_terminal_stderr("check", "--no-cache", cwd=project)
     assert proc.returncode == 1
     assert b"3/3 files checked" in shown
     assert b"files checked (" not in proc.stdout  # the report itself is untouched
