@@ -64,7 +64,7 @@ def _run_check(bin_dir: Path, cwd: Path, inputs: dict[str, str]):
 
 def test_github_annotations_fail_the_job_on_findings(runner_python, project):
     write(project, "src/train.py", "import torch\nx = torch._C._host_emptyCache()\n")
-    result = _run_check(runner_python, project, {"args": "src --target-torch '>=2.6'",
+    result = _run_check(runner_python, project, {"args": "src --target-torch '>=2.0'",
                                                  "output-format": "github"})
     assert result.returncode == 1, result.stderr
     assert result.stdout.startswith("::error file=src/train.py,line=2,")
