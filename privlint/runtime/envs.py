@@ -29,7 +29,6 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import signal
 import subprocess
 import sys
 import time
@@ -204,16 +203,9 @@ def _run_bounded(command: list[str], deadline: float, env: dict[str, str], log) 
     try:
         output, _ = process.communicate(timeout=remaining)
     except subprocess.TimeoutExpired:
-        for sig in (signal.SIGTERM, signal.SIGKILL):
-            try:
-                os.killpg(process.pid, sig)
-            except ProcessLookupError:
-                break
-            try:
-                process.wait(timeout=5)
-                break
-            except subprocess.TimeoutExpired:
-                continue
+        from privlint.runtime.launch import kill_session
+
+        kill_session(process)
         try:
             output, _ = process.communicate(timeout=5)
         except (subprocess.TimeoutExpired, ValueError):

@@ -26,7 +26,8 @@ class LaunchOutcome:
     seconds: float
 
 
-def _kill_session(process: subprocess.Popen) -> None:
+def kill_session(process: subprocess.Popen) -> None:
+    """End a process's whole session: SIGTERM, then SIGKILL; no member outlives it."""
     for sig in (signal.SIGTERM, signal.SIGKILL):
         try:
             os.killpg(process.pid, sig)
@@ -57,7 +58,7 @@ def launch(spec: dict, nproc: int, timeout: float, python: str | None = None,
             env=_quiet({**(os.environ if env is None else env), "PYTHONUNBUFFERED": "1"}))
         returncode, timed_out = _wait(process, start, timeout, nproc, spec)
     # Children of the launcher share its session: make sure none outlives it.
-    _kill_session(process)
+    kill_session(process)
     return LaunchOutcome(timed_out, returncode, log_path.read_text(errors="replace"),
                          time.monotonic() - start)
 
@@ -76,7 +77,7 @@ def _wait(process: subprocess.Popen, start: float, timeout: float, nproc: int,
     while True:
         left = deadline - time.monotonic()
         if left <= 0:
-            _kill_session(process)
+            kill_session(process)
             returncode, timed_out = -1, True
             break
         try:
