@@ -37,7 +37,7 @@ class ModuleFacts:
     public: list[str] | None = None                              # __all__, when a literal
 
 
-def _absolute(module: str, level: int, current: str, is_package: bool) -> str:
+def absolute(module: str, level: int, current: str, is_package: bool) -> str:
     """`from ..x import y` inside `current` -> the absolute module it names."""
     if level == 0:
         return module
@@ -105,7 +105,7 @@ class ProjectIndex:
                         head = alias.name.split(".")[0]
                         facts.imports[head] = head
             elif isinstance(statement, ast.ImportFrom) and statement.names[0].name != "*":
-                source = _absolute(statement.module or "", statement.level, module, is_package)
+                source = absolute(statement.module or "", statement.level, module, is_package)
                 for alias in statement.names:
                     facts.imports[alias.asname or alias.name] = f"{source}.{alias.name}"
             elif isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):

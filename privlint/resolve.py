@@ -203,19 +203,16 @@ class Resolver:
     # -- resolution ----------------------------------------------------------------------
     def absolute_module(self, node: cst.ImportFrom) -> str | None:
         """The module a `from ... import` names, relative imports made absolute when known."""
+        from privlint.project import absolute
+
         parts = dotted_parts(node.module) if node.module is not None else []
         if parts is None:
             return None
         level = len(node.relative)
-        if level == 0:
-            return ".".join(parts) or None
-        if self.module is None:
+        if level and self.module is None:
             return None
-        current, is_package = self.module
-        base = current.split(".") if is_package else current.split(".")[:-1]
-        if level > 1:
-            base = base[: len(base) - (level - 1)]
-        return ".".join(base + parts) or None
+        current, is_package = self.module or ("", False)
+        return absolute(".".join(parts), level, current, is_package) or None
 
     def root(self, name: str) -> Binding | None:
         """What the head of an attribute chain is bound to, star imports of torch included."""
