@@ -7,23 +7,17 @@ from typing import Any, TextIO
 
 from privlint.catalog import Catalog
 from privlint.runtime.build_info import describe_build
-from privlint.runtime.capabilities import MARKER, _one_rank_mesh, member_present, resolve
+from privlint.runtime.capabilities import MARKER, _one_rank_mesh, probe_entries
 
 
 def probe_catalog(catalog: Catalog, mesh: Any | None = None) -> list[dict[str, Any]]:
-    rows = []
-    for rule in sorted(catalog.rules, key=lambda r: r.code):
-        if rule.kind not in ("module", "attribute", "member") or "*" in rule.api:
-            continue
-        if rule.kind == "member":
-            present = member_present(rule.owner, rule.member, mesh)
-        else:
-            present = resolve(rule.api)[0]
-        fallback = resolve(rule.replacement)[0] if rule.replacement else None
-        rows.append({"code": rule.code, "api": rule.api, "present": present,
-                     "catalog_says": rule.window.describe(catalog.known_releases),
-                     "replacement": rule.replacement or None, "replacement_present": fallback})
-    return rows
+    """This build's answer for every catalog entry (the same probe other builds run)."""
+    entries = _entries(catalog)
+    return [{"code": entry["code"], "api": entry["api"], "present": row["present"],
+             "catalog_says": entry["rule"].window.describe(catalog.known_releases),
+             "replacement": entry["replacement"] or None,
+             "replacement_present": row["replacement_present"]}
+            for entry, row in zip(entries, probe_entries(entries, mesh))]
 
 
 def run_probe(catalog: Catalog, as_json: bool, out: TextIO) -> int:
