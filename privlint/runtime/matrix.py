@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
-from privlint.runtime.compare import FAIL, PASS, crossed_groups
+from privlint.runtime.compare import FAIL, PASS, CallVerdict, crossed_groups
 from privlint.runtime.envs import Build, clean_env, runtime_snapshot
 
 _IDENTITY = ("dim_names", "shape", "mesh", "coordinate")
@@ -61,18 +61,12 @@ class MatrixRow:
 
 
 @dataclass
-class MatrixVerdict:
-    expr: str
-    reference: str | None = None
-    rows: list[MatrixRow] = field(default_factory=list)
-    failures: list[str] = field(default_factory=list)
-    warnings: list[str] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
-    failed_builds: list[str] = field(default_factory=list)
+class MatrixVerdict(CallVerdict):
+    """A call's verdict across builds: rows hold one value per build, and the builds that differ."""
 
-    @property
-    def passed(self) -> bool:
-        return not self.failures
+    rows: list[MatrixRow] = field(default_factory=list)  # type: ignore[assignment]
+    reference: str | None = None
+    failed_builds: list[str] = field(default_factory=list)
 
     def fail(self, build: str, message: str) -> None:
         self.failures.append(f"{build}: {message}")
