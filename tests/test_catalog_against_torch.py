@@ -18,7 +18,7 @@ CUDA_ONLY = {"torch._C._host_emptyCache"}
 
 def _resolve(path: str):
     """Present in this build? (the same lookup `privlint probe` uses)"""
-    from privlint.runtime.probe import resolve
+    from privlint.runtime.capabilities import resolve
 
     return True if resolve(path)[0] else None
 
