@@ -291,8 +291,12 @@ class Detector(ScopeTracking, cst.CSTVisitor):
         if parts:
             binding = self.resolver.root(parts[0])
             if binding is not None and binding.kind == PATH:
-                self._path_use(node, ".".join([binding.value] + parts[1:]),
-                               self._handled.get(id(binding)))
+                # A use is reported where the code writes a private name: `fc.all_reduce`
+                # through `fc`, an alias of a private module, is the import's use (reported
+                # where the import is written, here or in the module that hands `fc` on).
+                if any(is_private(part) for part in parts):
+                    self._path_use(node, ".".join([binding.value] + parts[1:]),
+                                   self._handled.get(id(binding)))
                 return False
         self._member_use(node, node.value, node.attr.value)
         return True

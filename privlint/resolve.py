@@ -53,6 +53,7 @@ class Binding:
 
 
 UNKNOWN_BINDING = Binding(UNKNOWN)
+HANDED_ON = "handed on"  # the origin of a PATH binding another project module made
 _BUILTINS = frozenset(dir(builtins))
 
 
@@ -187,6 +188,12 @@ class Resolver:
         walk(node.body, collector)
         base_type = None
         for arg in node.bases:
+            parts = dotted_parts(arg.value)
+            root = self.root(parts[0]) if parts else None
+            if root is not None and root.origin == HANDED_ON:
+                # A base types `self` only when this file names the torch type itself: an alias
+                # another module hands on (`from .compat import PG`) is that module's business.
+                continue
             path = self.resolve_path(arg.value)
             if path and self.catalog.type_info(path):
                 base_type = self.catalog.canonical(path)

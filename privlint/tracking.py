@@ -11,7 +11,7 @@ import libcst as cst
 
 from privlint.guards import Guard, mentions_torch_version
 from privlint.resolve import (CAPFLAG, ELEMENTS, FOREIGN, FUNCTION, INSTANCE, PATH, VERFLAG,
-                              Binding, Resolver, dotted_parts)
+                              HANDED_ON, Binding, Resolver, dotted_parts)
 from privlint.walk import walk
 
 
@@ -230,7 +230,7 @@ def bind_import(resolver: Resolver, node: cst.Import | cst.ImportFrom) -> None:
         handed = resolver.project.exported(module, name_parts[0]) if own else None
         if handed is not None:  # `from .utils import dist`, where utils has `import torch.distributed as dist`
             kind, value = handed
-            resolver.bind(bound.value, Binding(PATH, value) if kind == "path"
+            resolver.bind(bound.value, Binding(PATH, value, origin=HANDED_ON) if kind == "path"
                           else Binding(FUNCTION, value))
             continue
         resolver.bind(bound.value, Binding(PATH, f"{module}.{name_parts[0]}") if module
