@@ -1,36 +1,54 @@
-"""The second lossless prefilter: prove with CPython's `ast` that a file holds no candidate use.
+"""The second lossless prefilter: find with CPython's `ast` where a file may hold a finding.
 
-libcst's parse is most of privlint's time, and CPython's parser is several times faster. Most
-files that mention torch use no private API at all, and a coarse reading of the `ast`
-proves it. The reading over-approximates what the detector (detect.py) can report, and
-answers "maybe" whenever it is unsure:
+libcst's parse is most of privlint's time, and CPython's parser is several times faster. The
+gate reads the `ast` once and answers two questions: may the detector (detect.py) report
+anything in this file, and on which lines. The second answer lets the checker hand libcst
+only the code around those lines (slicing.py). The reading over-approximates the detector,
+and says "maybe" whenever it is unsure.
+
+Every finding sits where the code writes a private name (detect.py reports a use only where
+the chain as written has a private part), so the candidates are:
 
 - an import of a private path under a catalog root (`from torch._C import ...`);
-- a private attribute or `getattr(x, "_name")` whose name is a member some rule covers
-  (`._unflatten`, on any receiver: the detector may know the receiver's type);
-- a private attribute on a chain rooted at a name that may hold a catalog path: a name an
-  import from a catalog root binds, or a name assigned from an expression mentioning one
-  (repeated until nothing changes; scopes are ignored, which only adds names);
-- `getattr(x, "_name")` with any private string.
+- a private attribute, or `getattr(x, "_name")`, whose name a member rule covers (`._unflatten`
+  on any receiver: the detector may know the receiver's type);
+- any other private attribute or `getattr` string whose receiver may hold something the detector
+  tracks. The receiver's chain is followed down to its head name (`dist.new_group()._x` ->
+  `dist`; `self.pg._x` -> `self.pg`), and the head may hold a tracked value when an import from
+  a catalog root binds it; the project hands it on (`from .utils import dist`, asked of the
+  project index exactly as the detector asks it); or it gets a value whose own head may hold one,
+  the way the resolver infers values: an assignment (`pg = dist.new_group()`, `self.pg = ...`),
+  a loop, what a function here returns, an annotation, `isinstance` and `typing.cast`
+  (repeated until nothing changes; scopes and order are ignored, which only adds names).
+  A file that names a tracked type (`DeviceMesh`, in code, a string or a comment) or
+  star-imports a catalog root may type any receiver: all its private uses are candidates
+  (`self._x` too, when a class there has a base).
 
 Anything CPython cannot parse (a syntax error, newer syntax than this Python, a null byte)
-is "maybe": libcst then parses it and reports, as before. So is what libcst may fail on where
-CPython does not (runs of thousands of string literals), so that a PRV002 is never lost
-either; files the hostile-input screen flags never reach the gate (checker.py).
+is "maybe" everywhere: libcst then parses it and reports, as before. So is what libcst may
+fail on where CPython does not (runs of thousands of string literals), so that a PRV002 is
+never lost either; files the hostile-input screen flags never reach the gate (checker.py).
 """
 
 from __future__ import annotations
 
 import ast
 import gc
+import re
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from privlint.catalog import Catalog, is_private
+
+if TYPE_CHECKING:
+    from privlint.project import ProjectIndex
 
 # libcst rejects a run of more than 3,000 adjacent string literals that CPython accepts (and
 # merges into one constant, so the ast cannot count them); such a run needs 6,002 quotes.
 MANY_QUOTES = 6000
+
+_MEMBER = "<member>"  # marks a value that reads a distinctive member: its result has a type
 
 
 @dataclass(frozen=True)
@@ -40,11 +58,31 @@ class GateWords:
     # Short names of the tracked torch types: a file that names one (`inner: ProcessGroup`,
     # `class W(dist.ProcessGroup)`) can type a receiver whose private member is then reported.
     types: frozenset[str] = frozenset()
+    types_pattern: "re.Pattern[bytes] | None" = field(default=None, compare=False)
 
 
 def gate_words(catalog: Catalog) -> GateWords:
-    return GateWords(catalog.roots, catalog.member_names,
-                     frozenset(name.rsplit(".", 1)[-1] for name in catalog.types))
+    types = frozenset(name.rsplit(".", 1)[-1] for name in catalog.type_names)
+    pattern = re.compile(rb"\b(?:" + b"|".join(re.escape(t.encode()) for t in sorted(types)) + rb")\b") \
+        if types else None
+    return GateWords(catalog.roots, catalog.member_names, types, pattern)
+
+
+@dataclass(frozen=True)
+class Reading:
+    """What the gate learned of one file."""
+
+    maybe: bool                          # may the detector report anything here?
+    tree: ast.Module | None = None       # CPython's tree, when it parsed the file
+    lines: frozenset[int] = frozenset()  # the lines of the candidate uses
+
+
+@dataclass(frozen=True)
+class Origin:
+    """Where the file is, for the imports the project may hand on: `from .utils import dist`."""
+
+    project: "ProjectIndex | None" = None
+    module: tuple[str, bool] | None = None  # this file's dotted name, and is it a package
 
 
 _NO_ATTRIBUTES = (ast.expr_context, ast.operator, ast.boolop, ast.unaryop, ast.cmpop)
@@ -67,32 +105,104 @@ def _nodes(tree: ast.AST):
                 push(value)
 
 
-def _root_name(node: ast.expr) -> str | None:
-    while isinstance(node, ast.Attribute):
-        node = node.value
-    return node.id if isinstance(node, ast.Name) else None
+def _head(node: ast.expr) -> str | None:
+    """The name a receiver's value comes from: `dist.new_group()` -> `dist`, `self.pg` ->
+    `self.pg` (what `self.pg = ...` assigned), `self` -> `self`; None for a literal."""
+    attribute = None
+    while True:
+        kind = type(node)
+        if kind is ast.Attribute:
+            attribute = node.attr
+            node = node.value
+        elif kind is ast.Call:
+            attribute = None
+            node = node.func
+        elif kind is ast.Subscript:
+            attribute = None
+            node = node.value
+        elif kind is ast.Starred:
+            node = node.value
+        elif kind is ast.Name:
+            break
+        else:
+            return None
+    if node.id in ("self", "cls"):
+        return f"self.{attribute}" if attribute else "self"
+    return node.id
 
 
-def _names_in(node: ast.AST) -> set[str]:
-    return {child.id for child in _nodes(node) if isinstance(child, ast.Name)}
+def _target(node: ast.expr) -> str | None:
+    """The name an assignment binds a value to (`a`, or `self.a`); tuples bind no value."""
+    if type(node) is ast.Name:
+        return node.id
+    if type(node) is ast.Attribute and type(node.value) is ast.Name \
+            and node.value.id in ("self", "cls"):
+        return f"self.{node.attr}"
+    return None
 
 
-def _private_string_argument(call: ast.Call) -> bool:
-    """Any argument a private string: the detector reads the second of two arguments,
-    keyword and starred ones included (`getattr(torch, n="_C")` is nonsense, but reported)."""
+def _value(node: ast.expr | None, members: frozenset[str]) -> set[str]:
+    """What a value's binding can come from, as the resolver infers it: the head of a name,
+    attribute, call or subscript chain, and a distinctive member read along the chain."""
+    found: set[str] = set()
+    while node is not None:
+        kind = type(node)
+        if kind is ast.Attribute:
+            if node.attr in members:
+                found.add(_MEMBER)
+            node = node.value
+        elif kind is ast.Call:
+            if node.args and _last_name(node.func) == "cast":
+                found |= _annotation(node.args[0])  # typing.cast(PG, x): typed by its first argument
+            node = node.func
+        elif kind is ast.Subscript:
+            node = node.value
+        elif kind is ast.Name:
+            found.add(node.id)
+            return found
+        else:
+            return found
+    return found
+
+
+def _last_name(node: ast.expr) -> str:
+    return node.attr if type(node) is ast.Attribute else node.id if type(node) is ast.Name else ""
+
+
+def _annotation(node: ast.expr | None) -> set[str]:
+    """Every name an annotation mentions (`Optional[PG]`, `"PG"`): the resolver reads them all."""
+    found: set[str] = set()
+    if node is None:
+        return found
+    for child in _nodes(node):
+        if type(child) is ast.Name:
+            found.add(child.id)
+        elif type(child) is ast.Constant and isinstance(child.value, str):
+            found.update(re.findall(r"[A-Za-z_]\w*", child.value))
+    return found
+
+
+def _string_arguments(call: ast.Call):
     for argument in (*call.args, *(keyword.value for keyword in call.keywords)):
         if isinstance(argument, ast.Starred):
             argument = argument.value
-        if isinstance(argument, ast.Constant) and isinstance(argument.value, str) \
-                and is_private(argument.value):
-            return True
-    return False
+        if isinstance(argument, ast.Constant) and isinstance(argument.value, str):
+            yield argument.value
 
 
-def may_have_findings(data: bytes, words: GateWords) -> bool:
-    """False only when the detector cannot report anything in this file."""
+def _absolute(node: ast.ImportFrom, origin: Origin) -> str | None:
+    from privlint.project import absolute
+
+    if node.level and origin.module is None:
+        return None
+    current, is_package = origin.module or ("", False)
+    return absolute(node.module or "", node.level, current, is_package) or None
+
+
+def read(data: bytes, words: GateWords, origin: Origin = Origin()) -> Reading:
+    """Where in this file the detector may report something (see the module's docstring)."""
     if data.count(b"'") + data.count(b'"') >= MANY_QUOTES:
-        return True  # libcst may fail where CPython does not: libcst's turn
+        return Reading(True)  # libcst may fail where CPython does not: libcst's turn
     # A parse makes many objects and no cycles: the cyclic collector only costs time here.
     collecting = gc.isenabled()
     gc.disable()
@@ -100,90 +210,211 @@ def may_have_findings(data: bytes, words: GateWords) -> bool:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # invalid escapes and the like: not ours to report
             tree = ast.parse(data)
-        return _reading(tree, words)
+        everywhere = words.types_pattern is not None and words.types_pattern.search(data) is not None
+        lines = _candidates(tree, words, origin, everywhere)
     except (SyntaxError, ValueError, RecursionError, MemoryError, UnicodeError, OverflowError):
-        return True
+        return Reading(True)
     finally:
         if collecting:
             gc.enable()
+    return Reading(bool(lines), tree, frozenset(lines))
 
 
-def _reading(tree: ast.Module, words: GateWords) -> bool:
+def may_have_findings(data: bytes, words: GateWords, origin: Origin = Origin()) -> bool:
+    """False only when the detector cannot report anything in this file."""
+    return read(data, words, origin).maybe
+
+
+def _span(node: ast.AST) -> range:
+    return range(node.lineno, (node.end_lineno or node.lineno) + 1)
+
+
+def _fields_of(kind: type) -> tuple[str, ...]:
+    """The fields of a node class that can hold expressions or statements."""
+    return tuple(name for name in kind._fields if name not in ("ctx", "op", "ops", "type_comment"))
+
+
+# Leaves and nodes whose parts the reading below takes itself: never descended into.
+_LEAVES = frozenset({ast.Name, ast.Constant, ast.Pass, ast.Break, ast.Continue, ast.Global,
+                     ast.Nonlocal, ast.Import, ast.ImportFrom, ast.alias})
+_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _children(node: ast.AST, kind: type):
+    fields = _FIELDS.get(kind)
+    if fields is None:
+        fields = _FIELDS[kind] = _fields_of(kind)
+    for name in fields:
+        value = getattr(node, name, None)
+        if type(value) is list:
+            for item in value:
+                if isinstance(item, ast.AST):  # lists hold None (`**d` keys) too
+                    yield item
+        elif value is not None and isinstance(value, ast.AST):
+            yield value
+
+
+_BODIES = ("body", "orelse", "finalbody", "handlers", "cases")
+
+
+def _returns(function: ast.FunctionDef | ast.AsyncFunctionDef):
+    """The `return` statements of a function itself (not of functions inside it)."""
+    todo = list(function.body)
+    while todo:
+        statement = todo.pop()
+        kind = type(statement)
+        if kind is ast.Return:
+            yield statement
+        elif kind is ast.FunctionDef or kind is ast.AsyncFunctionDef or kind is ast.ClassDef:
+            continue
+        else:
+            for name in _BODIES:
+                todo.extend(getattr(statement, name, ()) or ())
+
+
+def _candidates(tree: ast.Module, words: GateWords, origin: Origin, everywhere: bool) -> set[int]:
     roots, members = words.roots, words.members
-    path_names: set[str] = set()               # names an import from a catalog root binds
-    assignments: list[tuple[list[str], ast.expr]] = []
-    chain_roots: set[str] = set()              # roots of chains with a private attribute
-    star_import = False
-    names_a_type = False
-    for node in _nodes(tree):
-        if isinstance(node, ast.Attribute):
+    definite: set[int] = set()                     # lines that hold a candidate whatever names hold
+    uses: list[tuple[str | None, int]] = []        # (receiver's head, line) of other private uses
+    sources: set[str] = {_MEMBER}                   # names that may hold a tracked value
+    handed: dict[str, tuple[str, str]] = {}         # name -> (module, name) a project import binds
+    stars: list[str] = []                           # project modules star-imported here
+    flows: list[tuple[str, set[str]]] = []          # (name bound, what its value comes from)
+    has_bases = False                               # a class here has a base class
+    todo: list = [tree]
+    pop, extend = todo.pop, todo.extend
+    Attribute, Call, Name = ast.Attribute, ast.Call, ast.Name
+    while todo:
+        node = pop()
+        kind = type(node)
+        if kind is Attribute:
             attr = node.attr
             if attr[0] == "_" and is_private(attr):
+                line = node.end_lineno or node.lineno  # where the name is written
                 if attr in members:
-                    return True
-                root = _root_name(node.value)
-                if root is not None:
-                    chain_roots.add(root)
-            elif attr in words.types:
-                names_a_type = True
-        elif isinstance(node, ast.Name):
-            if node.id in words.types:
-                names_a_type = True
-        elif isinstance(node, ast.Import):
-            for alias in node.names:
-                parts = alias.name.split(".")
-                if parts[0] in roots:
-                    if any(is_private(part) for part in parts):
-                        return True
-                    path_names.add(alias.asname or parts[0])
-        elif isinstance(node, ast.ImportFrom):
-            if node.level or not node.module or node.module.split(".")[0] not in roots:
-                # The project's own modules can hand on torch names (`from .utils import dist`,
-                # `from .utils import *`): the detector follows them, so the gate keeps them.
-                for alias in node.names:
-                    if alias.name == "*":
-                        star_import = True
-                    elif node.level:
-                        path_names.add(alias.asname or alias.name)
-                continue
-            parts = node.module.split(".")
-            if any(is_private(part) for part in parts):
-                return True
-            for alias in node.names:
-                if is_private(alias.name):
-                    return True
-                if alias.name != "*":
-                    path_names.add(alias.asname or alias.name)
+                    definite.add(line)
                 else:
-                    star_import = True
-        elif isinstance(node, ast.Call):
-            if isinstance(node.func, ast.Name) and node.func.id == "getattr" \
-                    and _private_string_argument(node):
-                return True
-        elif isinstance(node, ast.Assign):
-            targets = [t.id for t in node.targets if isinstance(t, ast.Name)]
-            if targets:
-                assignments.append((targets, node.value))
-        elif isinstance(node, (ast.AnnAssign, ast.NamedExpr)):
-            if isinstance(node.target, ast.Name) and node.value is not None:
-                assignments.append(([node.target.id], node.value))
-    if not chain_roots:
-        return False
-    if star_import or names_a_type or chain_roots & path_names:
-        return True  # a star import may bind any root; a tracked type may type any receiver
-    # Names that may hold a catalog path through assignments, to a fixed point.
-    pending = [(targets, _names_in(value)) for targets, value in assignments]
+                    uses.append((_head(node.value), line))
+            todo.append(node.value)
+            continue
+        if kind in _LEAVES:
+            if kind is ast.Import:
+                for alias in node.names:
+                    parts = alias.name.split(".")
+                    if parts[0] in roots:
+                        if any(is_private(part) for part in parts):
+                            definite.update(_span(node))
+                        sources.add(alias.asname or parts[0])
+            elif kind is ast.ImportFrom:
+                parts = (node.module or "").split(".")
+                if not node.level and parts[0] in roots:
+                    if any(is_private(part) for part in parts):
+                        definite.update(_span(node))
+                    for alias in node.names:
+                        if alias.name == "*":
+                            everywhere = True  # any name may be the root's: the detector's star roots
+                        elif is_private(alias.name):
+                            definite.update(_span(node))
+                        sources.add(alias.asname or alias.name)
+                else:
+                    module = _absolute(node, origin)
+                    if module is not None:  # else: a relative import outside a package
+                        for alias in node.names:
+                            if alias.name == "*":
+                                stars.append(module)
+                            else:
+                                handed[alias.asname or alias.name] = (module, alias.name)
+            continue
+        if kind is Call:
+            func = node.func
+            if type(func) is Name:
+                if func.id == "isinstance" and len(node.args) == 2 and type(node.args[0]) is Name:
+                    # `isinstance(p, PG)` types `p` where it holds.
+                    flows.append((node.args[0].id, _annotation(node.args[1])))
+                elif func.id == "getattr":
+                    for member in _string_arguments(node):
+                        if is_private(member):
+                            if member in members:
+                                definite.update(_span(node))
+                            else:
+                                receiver = node.args[0] if node.args else None
+                                head = _head(receiver) if receiver is not None else None
+                                uses.extend((head, line) for line in _span(node))
+        elif kind is ast.Assign:
+            came = _value(node.value, members)
+            if came:
+                for target in node.targets:
+                    name = _target(target)
+                    if name is not None:
+                        flows.append((name, came))
+        elif kind is ast.AnnAssign:
+            name = _target(node.target)
+            if name is not None:
+                flows.append((name, _annotation(node.annotation) | _value(node.value, members)))
+        elif kind is ast.NamedExpr:
+            flows.append((node.target.id, _value(node.value, members)))
+        elif kind is ast.For or kind is ast.AsyncFor or kind is ast.comprehension:
+            name = _target(node.target)
+            if name is not None:
+                flows.append((name, _value(node.iter, members)))
+        elif kind is ast.FunctionDef or kind is ast.AsyncFunctionDef:
+            # What a function here returns may be typed (the detector follows its returns).
+            came = _annotation(node.returns)
+            for returned in _returns(node):
+                came |= _value(returned.value, members)
+            if came:
+                flows.append((node.name, came))
+            arguments = node.args
+            for argument in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs):
+                if argument.annotation is not None:
+                    flows.append((argument.arg, _annotation(argument.annotation)))
+        elif kind is ast.ClassDef:
+            has_bases = has_bases or bool(node.bases)
+        extend(_children(node, kind))
+    if everywhere:
+        # A base class types `self` only when the file names a tracked type (detect.py).
+        return definite | {line for head, line in uses if head != "self" or has_bases}
+    if not uses:
+        return definite
+    _add_handed_on(sources, handed, stars, flows, uses, origin, roots)
+    held = _fixed_point(sources, flows)
+    return definite | {line for head, line in uses if head in held or
+                       (head is not None and head.startswith("self.") and head[5:] in held)}
+
+
+def _add_handed_on(sources: set[str], handed: dict[str, tuple[str, str]], stars: list[str],
+                   flows: list[tuple[set[str], set[str]]], uses: list[tuple[str | None, int]],
+                   origin: Origin, roots: frozenset[str]) -> None:
+    """Names the project's own modules hand on, asked only for the names that matter here."""
+    project = origin.project
+    wanted = {head for head, _ in uses}
+    for _, came in flows:
+        wanted |= came
+    for name in wanted.intersection(handed):
+        module, original = handed[name]
+        # A relative import inside torch itself names a root's module directly.
+        if project is None or module.split(".")[0] in roots \
+                or project.exported(module, original) is not None:
+            sources.add(name)
+    for module in stars:
+        if project is None:
+            sources.update(wanted)  # without the project's modules, any name may be theirs
+        else:
+            sources.update(project.star_names(module))
+
+
+def _fixed_point(sources: set[str], flows: list[tuple[str, set[str]]]) -> set[str]:
+    held = set(sources)
+    pending = flows
     changed = True
     while changed:
         changed = False
         remaining = []
-        for targets, mentioned in pending:
-            if mentioned & path_names:
-                path_names.update(targets)
+        for name, came in pending:
+            if came & held:
+                held.add(name)
                 changed = True
             else:
-                remaining.append((targets, mentioned))
+                remaining.append((name, came))
         pending = remaining
-        if chain_roots & path_names:
-            return True
-    return False
+    return held

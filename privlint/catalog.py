@@ -319,6 +319,11 @@ class Catalog:
         return frozenset(self._members)
 
     @property
+    def type_names(self) -> frozenset[str]:
+        """Every dotted name a tracked type goes by: its own and its aliases'."""
+        return frozenset([*self.types, *self._type_alias])
+
+    @property
     def roots(self) -> frozenset[str]:
         """The first segment of every path a rule or tracked type names: {"torch"}."""
         paths = [*self._paths, *(prefix for prefix, _ in self._wildcards), *self._type_alias,

@@ -78,6 +78,25 @@ MUST_PASS = {
         g: object = c10d
         g._get_default_group()
     """,
+    # Receivers the detector types that an earlier gate did not follow (each was a lost finding).
+    "a call's result": """
+        import torch.distributed as dist
+        dist.new_group()._allgather_base(a, b)
+    """,
+    "a local function's result": """
+        import torch.distributed as dist
+        def get():
+            return dist.new_group()
+        get()._allgather_base(a, b)
+    """,
+    "an attribute another method sets": """
+        import torch.distributed as dist
+        class W:
+            def __init__(self):
+                self.pg = dist.new_group()
+            def go(self):
+                self.pg._allgather_base(a, b)
+    """,
 }
 
 MUST_REJECT = {
@@ -92,6 +111,18 @@ MUST_REJECT = {
         _private = torch.ones(2)
         def _helper(x):
             return x
+    """,
+    "a subclass of a torch class that is not a tracked type": """
+        import torch.nn as nn
+        class Block(nn.Module):
+            def forward(self, x):
+                return self._cache(x)
+    """,
+    "a private attribute on a value torch does not type": """
+        import torch
+        def f(model):
+            out = model(torch.ones(1))
+            return out._meta
     """,
     "private attribute on a name torch never reaches": """
         import torch

@@ -59,3 +59,26 @@ def gather(out, inp):
         ("pkg/relative.py", 4, "PRV303"),
         ("pkg/star.py", 4, "PRV301"),
     ], result.stdout
+
+
+def test_names_the_project_hands_on_survive_both_prefilters(project):
+    """`dist` comes from the project's own module by an absolute import, and the file never
+    says `torch`: the text prefilter and the `ast` gate must still let it through."""
+    write(project, "pkg/__init__.py", "")
+    write(project, "pkg/utils.py", "import torch.distributed as dist\n"
+                                   "from torch.distributed import ProcessGroup as PG\n")
+    write(project, "pkg/gather.py", "from pkg.utils import dist\n\n"
+                                    "def gather(out, inp):\n"
+                                    "    dist._all_gather_base(out, inp)\n")
+    # A base class another module hands on under another name does not type `self`: only a
+    # torch type this file names does (what the text prefilter relies on; see detect.py).
+    write(project, "pkg/wrapper.py", "from pkg.utils import PG\n\n"
+                                     "class Wrapper(PG):\n"
+                                     "    def go(self):\n"
+                                     "        return self._get_backend_name()\n")
+    filtered = run_privlint("check", "--format", "json", "--no-cache", cwd=project)
+    unfiltered = run_privlint("check", "--format", "json", "--no-cache", "--no-prefilter",
+                              cwd=project)
+    got = sorted((f["path"], f["line"], f["code"]) for f in filtered.findings)
+    assert got == [("pkg/gather.py", 4, "PRV303")], filtered.stdout
+    assert filtered.json == unfiltered.json
