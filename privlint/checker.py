@@ -7,12 +7,11 @@ Bad input never raises: it becomes a finding (PRV002 unparsable, PRV003 unreadab
 from __future__ import annotations
 
 import hashlib
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from privlint import astgate, noqa, prefilter
+from privlint import astgate, noqa, prefilter, slicing
 from privlint.catalog import Catalog, Rule
 from privlint.config import Selection, Settings, per_file_ignores
 from privlint.errors import ConfigError
@@ -35,14 +34,16 @@ class Context:
     settings: Settings
     selection: Selection
     target: TargetRange
-    relevant: "re.Pattern[bytes]"
+    relevant: prefilter.TextFilter
     gate: astgate.GateWords
     use_prefilter: bool = True
+    use_slicing: bool = True            # hand libcst only the statements around candidates
     engine: dict[str, Rule] = field(default_factory=dict)
     project: "ProjectIndex | None" = None  # the project's own modules, read on demand
 
     @classmethod
-    def build(cls, catalog: Catalog, settings: Settings, use_prefilter: bool = True) -> "Context":
+    def build(cls, catalog: Catalog, settings: Settings, use_prefilter: bool = True,
+              use_slicing: bool = True) -> "Context":
         known = catalog.known_releases
         if settings.target_torch is not None:
             try:
@@ -57,8 +58,8 @@ class Context:
         from privlint.project import ProjectIndex
 
         return cls(catalog, settings, Selection.from_settings(settings), target,
-                   prefilter.build(catalog), astgate.gate_words(catalog), use_prefilter, engine,
-                   ProjectIndex(settings.project_root, catalog))
+                   prefilter.build(catalog), astgate.gate_words(catalog), use_prefilter,
+                   use_slicing, engine, ProjectIndex(settings.project_root, catalog))
 
 
 @dataclass
@@ -91,6 +92,12 @@ def _syntax_error_location(data: bytes, exc) -> tuple[int, int, str]:
         return 1, 1, str(other)
     message = exc.message.split(": ", 1)[-1] if ": " in exc.message else exc.message
     return exc.raw_line, exc.raw_column + 1, f"{message} (libcst's parser)"
+
+
+def _module_of(display: str) -> tuple[str, bool] | None:
+    from privlint.project import module_name
+
+    return module_name(Path(display))
 
 
 def _parse(data: bytes, display: str, ctx: Context, dangerous: bool):
@@ -210,29 +217,37 @@ def verify_command(display: str, function) -> str | None:
 def check_source(data: bytes, display: str, ctx: Context, fix: str | None = None) -> FileResult:
     """Findings for one file's bytes; with fix="safe"/"unsafe", also the rewritten bytes
     (the passes themselves are privlint.fix.passes')."""
-    relevant = ctx.relevant.search(data) is not None
+    relevant = ctx.relevant.search(data)
     if ctx.use_prefilter and not relevant:
         return FileResult([], data)
     dangerous = looks_dangerous(data)  # such files go straight to the guarded libcst parse
-    if ctx.use_prefilter and not dangerous and not astgate.may_have_findings(data, ctx.gate):
-        return FileResult([], data)
+    source = data
+    if ctx.use_prefilter and not dangerous:
+        reading = astgate.read(data, ctx.gate, astgate.Origin(ctx.project, _module_of(display)))
+        if not reading.maybe:
+            return FileResult([], data)
+        if ctx.use_slicing and fix is None and reading.tree is not None:
+            source = slicing.slice_source(data, reading.tree, reading.lines) or data
 
     def analyse(current: bytes):
         """(module, [(finding, fix or None)]), or (None, findings) if it cannot be analysed."""
         module, raw = _parse(current, display, ctx,
-                             dangerous if current is data else looks_dangerous(current))
+                             dangerous if current is data or current is source
+                             else looks_dangerous(current))
         if module is None:
             # Only files that could hold a finding are privlint's business (keeps the prefilter lossless).
             return None, (raw if relevant else [])
         try:
-            placed = _place(raw, module, current, display, ctx) if raw else []
+            # A slice keeps every kept line where it was; the file's own comments say what is suppressed.
+            placed = _place(raw, module, data if current is source else current, display, ctx) \
+                if raw else []
             return module, (_with_plans(placed, module, ctx) if placed else [])
         except RecursionError:
             return None, _file_error(ctx, display, SYNTAX_ERROR, "cannot analyse: nesting too deep")
 
     result = FileResult([], data)
     if fix is None:
-        module, planned = analyse(data)
+        module, planned = analyse(source)
         result.findings = planned if module is None else [finding for finding, _ in planned]
         return result
     from privlint.fix.passes import run_passes

@@ -71,6 +71,7 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument("--fix-only", action="store_true",
                        help="apply fixes and do not report what remains")
     check.add_argument("--no-prefilter", action="store_true", help=argparse.SUPPRESS)
+    check.add_argument("--no-slicing", action="store_true", help=argparse.SUPPRESS)
 
     probe = commands.add_parser("probe", help="what this torch build has of the catalog (needs torch)")
     probe.add_argument("--json", action="store_true", help="machine-readable output")
@@ -172,7 +173,8 @@ def run_check(args: argparse.Namespace) -> int:
     if args.target_torch:
         settings.target_torch, settings.target_label = args.target_torch, f"torch{args.target_torch}"
         settings.target_source = "--target-torch"
-    ctx = Context.build(catalog, settings, use_prefilter=not args.no_prefilter)
+    ctx = Context.build(catalog, settings, use_prefilter=not args.no_prefilter,
+                        use_slicing=not args.no_slicing)
     _warn(settings, ctx)
     args.project_root = settings.project_root
     fixing = args.fix or args.fix_only or args.diff
@@ -261,7 +263,7 @@ def _run(args, ctx, files, mode, settings):
                                        else settings.project_root / ".privlint_cache")
         state = repr((settings.select, sorted(settings.ignore), sorted(settings.extend_select),
                       sorted(settings.per_file_ignores.items()), settings.target_torch,
-                      ctx.use_prefilter))
+                      ctx.use_prefilter, ctx.use_slicing))
         cache = Cache(directory, Cache.salt_for(ctx.catalog.files, state))
     jobs = args.jobs if args.jobs else default_jobs()
     from privlint.progress import Progress
