@@ -378,8 +378,7 @@ def _candidates(tree: ast.Module, words: GateWords, origin: Origin, everywhere: 
         return definite
     _add_handed_on(sources, handed, stars, flows, uses, origin, roots)
     held = _fixed_point(sources, flows)
-    return definite | {line for head, line in uses if head in held or
-                       (head is not None and head.startswith("self.") and head[5:] in held)}
+    return definite | {line for head, line in uses if head in held}
 
 
 def _add_handed_on(sources: set[str], handed: dict[str, tuple[str, str]], stars: list[str],
