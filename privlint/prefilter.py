@@ -27,7 +27,7 @@ from privlint.catalog import Catalog
 # The tail of a private name: `_x`, `__x`, `_` (not a dunder such as `__init__`).
 _PRIVATE_TAIL = rb"_(?:(?!_\w*__(?!\w))\w|(?!\w))"
 _GAP = rb"(?:[\s\\]|#[^\n]*+)*+"  # what may stand between a dot and a name inside brackets
-_ACCESS = re.compile(rb"\." + _GAP + _PRIVATE_TAIL)
+_ACCESS = re.compile(rb"\." + _GAP + rb"(" + _PRIVATE_TAIL + rb"\w*)")
 # Literal prefixes first (`self._`, `getattr(`, `from`): the engine then scans at C speed.
 _ON_SELF = (re.compile(rb"self\.(" + _PRIVATE_TAIL + rb"\w*)"),
             re.compile(rb"cls\.(" + _PRIVATE_TAIL + rb"\w*)"))
@@ -38,10 +38,77 @@ _ASSIGNED_SELF = re.compile(rb"(?:self|cls)\.(\w+)[\s\\]*(?::|=(?!=))"  # `=`, o
                             rb"|for[ \t]+(?:self|cls)\.(\w+)[ \t]+in\b")
 _ON_SUPER = re.compile(rb"super\([^()\n]*\)\.(" + _PRIVATE_TAIL + rb"\w*)")  # never typed
 _DOTTED_SELF = re.compile(rb"\." + _GAP + rb"(?:self|cls)\." + _PRIVATE_TAIL)  # `x. self._y`
-_GETATTR_ON_SELF = re.compile(rb"getattr\(\s*(?:self|cls)\s*,")
+# `getattr(` and, when the receiver is a dotted name, its head and first attribute.
+_GETATTR = re.compile(rb"getattr[ \t]*\((?:[ \t]*([A-Za-z_]\w*)(?:[ \t]*\.[ \t]*(\w+))?"
+                      rb"(?:[ \t]*\.[ \t]*\w+)*[ \t]*,)?")
 _PRIVATE_STRING = re.compile(rb"[\"']_(?!_\w*__[\"'])")
+_PRIVATE_STRING_VALUE = re.compile(rb"[\"'](_(?:(?!_\w*__[\"'])\w*))[\"']")
 _PRIVATE_NAME = re.compile(rb"(?<![\w.])" + _PRIVATE_TAIL)
 _BEFORE_NAME = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.")
+_WORD_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
+_SPACE = frozenset(b" \t\n\\")
+_CLOSERS, _OPENERS = frozenset(b")]"), frozenset(b"([")
+
+_FROM_IMPORT = re.compile(rb"from[\s\\]+[\w.]+[\s\\]+import\b"
+                          rb"((?:[ \t]*\((?:[^)#]|#[^\n]*+)*+\)?)|(?:[^\n\\]|\\[\s\S])*+)")
+_IMPORT = re.compile(rb"import[ \t]+((?:[^\n\\;#]|\\[\s\S])*+)")
+_NAME = re.compile(rb"[A-Za-z_]\w*")
+
+
+_UNTYPED = (b"", None)  # a receiver nothing types
+
+
+def _receiver(data: bytes, dot: int) -> tuple[bytes, bytes | None] | None:
+    """The head name of the receiver before the `.` at `dot`, and the attribute after it when
+    the head is `self` (`self.pg.inner._x` -> (b"self", b"pg"); `f(a)._x` -> (b"f", None)).
+    None when the text does not say (a string, a bracket holding quotes, an odd shape)."""
+    j = dot - 1
+    while j >= 0 and data[j] in _SPACE:
+        j -= 1
+    first: bytes | None = None
+    while j >= 0:
+        if data[j] in _CLOSERS:  # a call or a subscript: the value is the callee's
+            depth, k = 0, j
+            while k >= 0:
+                if data[k] in _CLOSERS:
+                    depth += 1
+                elif data[k] in _OPENERS:
+                    depth -= 1
+                    if depth == 0:
+                        break
+                elif data[k] in b"\"'#":
+                    return None  # brackets inside strings or comments would mislead the count
+                k -= 1
+            if k < 0:
+                return None
+            j = k - 1
+            while j >= 0 and data[j] in b" \t":
+                j -= 1
+            first = None
+            if j < 0 or data[j] not in _WORD_BYTES:
+                return None
+            continue
+        if data[j] not in _WORD_BYTES:
+            # No expression the detector types ends in anything else: a string or a literal
+            # (`"a"._x`, `{}._x`), `..._x`, a relative import (`from ._x`), or prose.
+            return _UNTYPED
+        k = j
+        while k >= 0 and data[k] in _WORD_BYTES:
+            k -= 1
+        word = data[k + 1:j + 1]
+        if word[:1].isdigit():
+            return None
+        m = k
+        while m >= 0 and data[m] in _SPACE:
+            m -= 1
+        if m >= 0 and data[m] == 46:  # `.`: an attribute of something before it
+            first = word
+            j = m - 1
+            while j >= 0 and data[j] in _SPACE:
+                j -= 1
+            continue
+        return word, first
+    return None
 
 
 @dataclass(frozen=True)
@@ -49,6 +116,8 @@ class TextFilter:
     members: frozenset[bytes]            # member names a member rule covers
     types: tuple[bytes, ...]             # tracked types' short names
     from_root: "re.Pattern[bytes]"       # `from <root>... import <names>`
+    from_module: "re.Pattern[bytes]"     # `from <root>.<module path> import`
+    roots: frozenset[bytes] = frozenset()  # the catalog's roots: {b"torch"}
 
     def search(self, data: bytes) -> bool:
         """False only when no finding can be in these bytes."""
@@ -56,11 +125,13 @@ class TextFilter:
             return True  # substrings: `DTensorSpec` also says `DTensor`, which only lets more by
         accesses = len(_ACCESS.findall(data))
         if accesses:
-            # Each access the detector cannot type is accounted for; any other keeps the file.
+            # Most private attributes are `self._x`, `super()._x` or `self.attr._x` with `attr`
+            # never assigned, which nothing types: counted at C speed. Any other is looked at.
             untyped = 0
+            look = False
             assigned: set[bytes] | None = None
-            for patterns, typed_by_assignment in ((_ON_SELF, False), (_SELF_CHAIN, True),
-                                                  ((_ON_SUPER,), False)):
+            for patterns, on_attribute in ((_ON_SELF, False), (_SELF_CHAIN, True),
+                                           ((_ON_SUPER,), False)):
                 for pattern in patterns:
                     for match in pattern.finditer(data):
                         start = match.start()
@@ -68,20 +139,19 @@ class TextFilter:
                             continue  # `myself._x`, `a.self._x`: not `self`
                         if match.group(match.lastindex) in self.members:
                             return True  # a member rule's name is flagged on any receiver
-                        if typed_by_assignment:
+                        if on_attribute and not look:
                             if assigned is None:
                                 assigned = {a or b for a, b in _ASSIGNED_SELF.findall(data)}
-                            if match.group(1) in assigned:
-                                return True
+                            look = match.group(1) in assigned
                         untyped += 1
-            if accesses > untyped or _DOTTED_SELF.search(data):
+            if _DOTTED_SELF.search(data):
                 return True
-        getattrs = data.count(b"getattr")
-        if getattrs and _PRIVATE_STRING.search(data):
-            if getattrs > len(_GETATTR_ON_SELF.findall(data)):
+            if (accesses > untyped or look) and self._typed_access(data):
                 return True
-            if any(member in data for member in self.members):
-                return True  # `getattr(self, "_flatten")`
+        if b"getattr" in data and _PRIVATE_STRING.search(data) and self._typed_getattr(data):
+            return True
+        if self._imports_private(data):
+            return True
         for match in self.from_root.finditer(data):
             names = match.group(1)
             if b"*" in names and accesses:
@@ -89,6 +159,164 @@ class TextFilter:
             if _PRIVATE_NAME.search(names):
                 return True
         return False
+
+
+    def _imports_private(self, data: bytes) -> bool:
+        """`import torch._dynamo`, `import os, torch._C as C`, `from torch._C import x`."""
+        for clause in _import_clauses(data):
+            words = _NAME.findall(clause)
+            if words and words[0] in self.roots and _PRIVATE_NAME.search(clause.replace(b".", b" ")):
+                return True
+        for match in self.from_module.finditer(data):
+            if _PRIVATE_NAME.search(match.group(1).replace(b".", b" ")):
+                return True
+        return False
+
+    def _typed_access(self, data: bytes) -> bool:
+        """Whether any private attribute sits on a receiver the detector may type: its head
+        name is one the file may bind to a typed value, `self.<attr>` with `<attr>` assigned,
+        or the text cannot tell."""
+        if re.search(rb"import[\s\\(]*\*", data):
+            return True  # a star import may bind any name
+        heads: set[bytes] = set()
+        attributes: set[bytes] = set()
+        for match in _ACCESS.finditer(data):
+            dot = match.start()
+            if match.group(1) in self.members:
+                return True  # a member rule's name is flagged on any receiver
+            if data[dot - 4:dot] == b"self" and (dot < 5 or data[dot - 5] not in _BEFORE_NAME):
+                continue  # the common `self._x`: typed only by a tracked base (a type's name)
+            found = _receiver(data, dot)
+            if found is None:
+                return True
+            head, first = found
+            if head in (b"self", b"cls"):
+                if first is not None:
+                    attributes.add(first)
+            elif head and (head != b"super" or first is not None):
+                heads.add(head)
+        return any(self._typed_name(data, head) for head in heads) \
+            or any(self._typed_attribute(data, attribute) for attribute in attributes)
+
+    def _typed_getattr(self, data: bytes) -> bool:
+        """Whether a `getattr(x, "_y")` may be reported: `_y` is a member a rule covers, or `x`
+        is a receiver the detector may type (as for attributes); a call the line does not
+        show whole counts as typed."""
+        for match in _GETATTR.finditer(data):
+            start = match.start()
+            if start and data[start - 1] in _BEFORE_NAME:
+                continue  # `obj.getattr(`, `my_getattr(`: not the builtin
+            end = data.find(b"\n", start)
+            line = data[start:end if end >= 0 else len(data)]
+            strings = _PRIVATE_STRING_VALUE.findall(line)
+            if not strings:
+                if line.count(b"(") > line.count(b")"):
+                    return True  # the arguments go on below
+                continue
+            if any(member in self.members for member in strings):
+                return True
+            head, first = match.group(1), match.group(2)
+            if head is None:
+                return True  # `getattr(f(), "_y")`: a receiver the text does not show
+            if head in (b"self", b"cls"):
+                if first and _assigns_self(first).search(data):
+                    return True
+            elif self._typed_name(data, head):
+                return True
+        return False
+
+    def _typed_name(self, data: bytes, name: bytes, seen: set[bytes] | None = None) -> bool:
+        """Whether the file may give `name` a value the detector types. Types themselves need
+        their name in the text (checked first, in `search`), so only values count: an import
+        (`from .utils import dist`, `import torch.distributed as dist`), a `def` (its returns),
+        a loop target, a walrus, or an assignment whose value is not plainly untyped."""
+        seen = set() if seen is None else seen
+        if name in seen:
+            return False
+        seen.add(name)
+        if name in self._imported(data):
+            return True
+        return any(value is None or self._typed_value(data, value, seen)
+                   for value in _bindings(data, name))
+
+    def _typed_attribute(self, data: bytes, attribute: bytes, seen: set[bytes] | None = None) -> bool:
+        """Whether `self.<attribute>` may be typed: what the file assigns to it."""
+        seen = set() if seen is None else seen
+        key = b"self." + attribute
+        if key in seen:
+            return False
+        seen.add(key)
+        for match in _assigns_self(attribute).finditer(data):
+            if match.group(1) is None or self._typed_value(data, match.group(1), seen):
+                return True
+        return False
+
+    def _typed_value(self, data: bytes, value: bytes, seen: set[bytes]) -> bool:
+        """Whether an assigned value (the rest of its line) may be typed: a literal is not; a
+        plain name or `self.<attr>` is as typed as what it names; anything else may be."""
+        value = value.strip()
+        if not value or value[:1] in _LITERAL_STARTS or value.split(b"#")[0].strip() in _CONSTANTS:
+            return False
+        plain = _PLAIN.match(value)
+        if plain is None:
+            return True
+        if plain.group(1) in (b"self", b"cls"):
+            return plain.group(2) is not None and self._typed_attribute(data, plain.group(2), seen)
+        if plain.group(2) is not None:
+            return True  # `a.b`: a path or an attribute: as typed as anything
+        return self._typed_name(data, plain.group(1), seen)
+
+    def _imported(self, data: bytes) -> set[bytes]:
+        """Names imports bind that may hold a typed value: any `from` import's (the project may
+        hand one on), and a plain import's of a catalog root (`import numpy` binds no such)."""
+        names: set[bytes] = set()
+        for match in _FROM_IMPORT.finditer(data):
+            names.update(_NAME.findall(re.sub(rb"#[^\n]*", b"", match.group(1))))
+        for clause in _import_clauses(data):
+            words = _NAME.findall(clause)
+            if words and words[0] in self.roots:
+                # `import torch.distributed as dist` binds `dist`; `import torch.x`, `torch`
+                names.add(words[-1] if len(words) > 2 and words[-2] == b"as" else words[0])
+        return names
+
+
+def _bindings(data: bytes, name: bytes):
+    """Where a file may give `name` a value: for an assignment, the rest of its line (a keyword
+    argument or default looks the same, which only counts more); None for a walrus, a loop
+    target or a `def`. Annotations alone type nothing the text does not name."""
+    word = re.escape(name)
+    for match in re.finditer(word + rb"[ \t]*(?::[^=\n]*)?=(?!=)([^\n]*)|" + word + rb"[\s\\]*:=",
+                             data):
+        start = match.start()
+        if start and data[start - 1] in _BEFORE_NAME:
+            continue  # `other_name =`, `x.name =`
+        yield match.group(1)
+    if re.search(rb"for[\s(]+" + word + rb"[\s)]+in\b|def[ \t]+" + word + rb"\b", data):
+        yield None
+
+
+def _assigns_self(attribute: bytes) -> "re.Pattern[bytes]":
+    """`self.<attribute> = ...` (group 1: the rest of the line), or a loop target."""
+    word = re.escape(attribute)
+    return re.compile(rb"(?:self|cls)[ \t]*\.[ \t]*" + word + rb"[ \t]*(?::[^=\n]*)?=(?!=)([^\n]*)"
+                      rb"|for[ \t]+(?:self|cls)\." + word + rb"[ \t]+in\b")
+
+
+_LITERAL_STARTS = frozenset(bytes([c]) for c in b"\"'0123456789[{-+~")  # literals, negations
+_CONSTANTS = frozenset({b"None", b"True", b"False", b"...", b"()", b"[]", b"{}"})
+# A plain value: `name`, `self.attr`, `a.b.c` (group 2: the first attribute), then the end of
+# the line, a comment, or what ends a keyword argument.
+_PLAIN = re.compile(rb"([A-Za-z_]\w*)(?:[ \t]*\.[ \t]*(\w+))?(?:[ \t]*\.[ \t]*\w+)*"
+                    rb"[ \t]*(?:[,)]|#|$)")
+
+
+def _import_clauses(data: bytes):
+    """The clauses of every `import a.b as c, d` statement (not `from ... import`)."""
+    for match in _IMPORT.finditer(data):
+        start = match.start()
+        if start and data[start - 1] in _BEFORE_NAME:
+            continue  # `reimport x`, `a.import`
+        yield from match.group(1).split(b",")
 
 
 def build(catalog: Catalog) -> TextFilter:
@@ -99,4 +327,6 @@ def build(catalog: Catalog) -> TextFilter:
         # The names after `import`: a parenthesised list (up to its `)`) or the rest of the
         # line with its backslash continuations.
         re.compile(rb"from[\s\\]+(?:" + roots + rb")\b[\w.\s\\]*?\bimport\b"
-                   rb"((?:[ \t]*\((?:[^)#]|#[^\n]*+)*+\)?)|(?:[^\n\\]|\\[\s\S])*+)"))
+                   rb"((?:[ \t]*\((?:[^)#]|#[^\n]*+)*+\)?)|(?:[^\n\\]|\\[\s\S])*+)"),
+        re.compile(rb"from[\s\\]+((?:" + roots + rb")\b[\w.\s\\]*?)\bimport\b"),
+        frozenset(root.encode() for root in catalog.roots))

@@ -188,11 +188,7 @@ class Resolver:
         walk(node.body, collector)
         base_type = None
         for arg in node.bases:
-            parts = dotted_parts(arg.value)
-            root = self.root(parts[0]) if parts else None
-            if root is not None and root.origin == HANDED_ON:
-                # A base types `self` only when this file names the torch type itself: an alias
-                # another module hands on (`from .compat import PG`) is that module's business.
+            if self._renamed_elsewhere(arg.value):
                 continue
             path = self.resolve_path(arg.value)
             if path and self.catalog.type_info(path):
@@ -239,6 +235,17 @@ class Resolver:
         if binding is None or binding.kind != PATH:
             return None
         return ".".join([binding.value] + parts[1:])
+
+    def _renamed_elsewhere(self, node: cst.BaseExpression) -> bool:
+        """A tracked type is known by its own name, or through this file's imports: an alias
+        another project module hands on (`from .compat import PG`, where compat renames
+        ProcessGroup) is that module's business, so the file's text always names the type
+        wherever privlint types something from it (which the prefilters rely on)."""
+        parts = dotted_parts(node)
+        if not parts or parts[-1] in self._short_types:
+            return False
+        root = self.root(parts[0])
+        return root is not None and root.origin == HANDED_ON
 
     def self_member(self, receiver: cst.BaseExpression, member: str) -> Binding | None:
         """What `self.<member>` is inside a class body: its own member, or a tracked base."""
@@ -369,6 +376,8 @@ class Resolver:
         parts = dotted_parts(node)
         if not parts or parts[-1] in _UNTYPED or parts == ["None"]:
             return None
+        if self._renamed_elsewhere(node):
+            return Binding(FOREIGN, ".".join(parts))
         path = self.resolve_path(node)
         if path:
             canonical = self.catalog.canonical(path)

@@ -174,9 +174,12 @@ NAMES = ["dist", "torch", "d", "c", "m", "x"]
 VALUES = ["torch", "torch.distributed", "dist", "d", "c.distributed_c10d", "m", "x", "get()", "[d]"]
 USES = ["{n}._get_default_group()", "{n}._all_gather_base(a, b)", "{n}._C._host_emptyCache()",
         "{n}._world", "getattr({n}, '_world')", "{n}[0]._flatten()", "{n}.group.WORLD",
-        "{n}._private_thing"]
+        "{n}._private_thing", "self.{n}._get_default_group()", "super()._get_default_group()",
+        "getattr(self.{n}, '_world')", "{n}.new_group()._allgather_base(a, b)",
+        "f({n})._world", "'{n}'._world"]
 FORMS = ["{t} = {v}", "{t}: object = {v}", "if ({t} := {v}):\n    pass", "{t}, other = {v}, 1",
-         "for {t} in {v}:\n    pass", "with {v} as {t}:\n    pass"]
+         "for {t} in {v}:\n    pass", "with {v} as {t}:\n    pass", "self.{t} = {v}",
+         "{t} = None", "f({t}={v})", "def {t}():\n    return {v}"]
 
 
 @st.composite
@@ -190,12 +193,19 @@ def aliasing_programs(draw) -> str:
         else:
             lines.append(draw(st.sampled_from(USES)).format(n=draw(st.sampled_from(NAMES))))
     body = "\n".join(lines)
-    if draw(st.booleans()):  # the same inside a function
+    where = draw(st.sampled_from(["module", "function", "method"]))
+    if where == "function":
         body = "def f(a, b, get):\n" + textwrap.indent(body, "    ")
+    elif where == "method":  # `self` and its attributes, across two methods
+        split = draw(st.integers(0, len(lines)))
+        first, second = "\n".join(lines[:split]) or "pass", "\n".join(lines[split:]) or "pass"
+        body = (lines[0] + "\nclass K:\n    def set(self, a, b, get):\n"
+                + textwrap.indent(first, "        ") + "\n    def use(self, a, b, get):\n"
+                + textwrap.indent(second, "        "))
     return body + "\n"
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=500, deadline=None, suppress_health_check=list(HealthCheck))
 @given(aliasing_programs())
 def test_the_gate_is_lossless_on_generated_aliasing(program):
     _same_report(program.encode())
