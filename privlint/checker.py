@@ -128,13 +128,17 @@ def _parse(data: bytes, display: str, ctx: Context, dangerous: bool):
         return None, _file_error(ctx, display, SYNTAX_ERROR, "cannot analyse: nesting too deep")
 
 
-def _place(raw, module, data: bytes, display: str, ctx: Context) -> list[tuple[object, Finding]]:
+def _place(raw, module, data: bytes, display: str, ctx: Context,
+           starts: list[int] | None = None) -> list[tuple[object, Finding]]:
     """Positions, messages, selection and suppression, computed only for files with findings."""
     from privlint.guards import admits
     from privlint.positions import spans
 
     ends = {id(item.statement): item.statement.body[-1] for item in raw if item.statement is not None}
-    where = spans(module, [item.node for item in raw] + list(ends.values()))
+    tops = {id(item.node): item.top for item in raw if item.top is not None}
+    tops.update((id(ends[id(item.statement)]), item.top) for item in raw
+                if item.statement is not None and item.top is not None)
+    where = spans(module, [item.node for item in raw] + list(ends.values()), tops, starts)
     comments = noqa.directives(data)
     ignores = per_file_ignores(ctx.settings, display)
     gated_rule = ctx.engine[VERSION_GATED]
@@ -222,12 +226,18 @@ def check_source(data: bytes, display: str, ctx: Context, fix: str | None = None
         return FileResult([], data)
     dangerous = looks_dangerous(data)  # such files go straight to the guarded libcst parse
     source = data
+    starts: dict[int, list[int]] = {}  # id(parsed bytes) -> first lines of its statements
     if ctx.use_prefilter and not dangerous:
         reading = astgate.read(data, ctx.gate, astgate.Origin(ctx.project, _module_of(display)))
         if not reading.maybe:
             return FileResult([], data)
-        if ctx.use_slicing and fix is None and reading.tree is not None:
-            source = slicing.slice_source(data, reading.tree, reading.lines) or data
+        if reading.tree is not None:
+            starts[id(data)] = slicing.statement_starts(reading.tree)
+            piece = slicing.slice_source(data, reading.tree, reading.lines) \
+                if ctx.use_slicing and fix is None else None
+            if piece is not None:
+                source = piece.source
+                starts[id(source)] = piece.starts
 
     def analyse(current: bytes):
         """(module, [(finding, fix or None)]), or (None, findings) if it cannot be analysed."""
@@ -239,8 +249,10 @@ def check_source(data: bytes, display: str, ctx: Context, fix: str | None = None
             return None, (raw if relevant else [])
         try:
             # A slice keeps every kept line where it was; the file's own comments say what is suppressed.
-            placed = _place(raw, module, data if current is source else current, display, ctx) \
-                if raw else []
+            if current is source and source is not data and any(item.rule.fix for item in raw):
+                return analyse(data)  # a fix is planned on the whole file, as it is applied
+            placed = _place(raw, module, data if current is source else current, display, ctx,
+                            starts.get(id(current))) if raw else []
             return module, (_with_plans(placed, module, ctx) if placed else [])
         except RecursionError:
             return None, _file_error(ctx, display, SYNTAX_ERROR, "cannot analyse: nesting too deep")

@@ -59,6 +59,7 @@ class RawFinding:
     # Reached only on releases before this one: the `except` fallback of a try body that uses
     # APIs new in it (the checker drops the finding when every such release has the API).
     reached_before: "tuple[int, int] | None" = None
+    top: cst.CSTNode | None = None  # the module-level statement holding it (for positions)
 
 
 class Detector(ScopeTracking, cst.CSTVisitor):
@@ -89,6 +90,8 @@ class Detector(ScopeTracking, cst.CSTVisitor):
         self._own: frozenset[str] = frozenset()  # private names the project sets on objects itself
         self._future_annotations = False
         self._unevaluated: set[int] = set()  # annotations Python never evaluates
+        self._tops: set[int] = set()  # ids of the module-level statements
+        self._top: cst.CSTNode | None = None
 
     # -- regions and blocks ----------------------------------------------------------------
     def _region(self, node: cst.CSTNode | None, guard: Guard) -> None:
@@ -96,6 +99,8 @@ class Detector(ScopeTracking, cst.CSTVisitor):
             self._regions.setdefault(id(node), []).append(guard)
 
     def on_visit(self, node: cst.CSTNode) -> bool:
+        if id(node) in self._tops:
+            self._top = node
         self._active.extend(self._regions.get(id(node), ()))
         narrowed = self._narrowings.get(id(node))
         if narrowed is not None:
@@ -168,7 +173,7 @@ class Detector(ScopeTracking, cst.CSTVisitor):
         self.findings.append(RawFinding(node, rule, api, bool(gates), statement,
                                         self._expression_scopes > 0, Site(**site),
                                         gates=tuple(gates), keywords=keywords,
-                                        reached_before=self._reached_before()))
+                                        reached_before=self._reached_before(), top=self._top))
 
     def _handle(self, names: list[str], rule: Rule, imported: str = "") -> None:
         """Mark the bindings an import just made: uses through them of the same rule are the
@@ -511,6 +516,7 @@ def _ungate_both_branches(findings: list[RawFinding]) -> None:
 def detect(module: cst.Module, catalog: Catalog, project: ProjectIndex | None = None,
            module_name: tuple[str, bool] | None = None) -> list[RawFinding]:
     detector = Detector(catalog)
+    detector._tops = {id(statement) for statement in module.body}
     detector.resolver.project = project
     detector.resolver.module = module_name
     facts = ModuleFacts()

@@ -1,4 +1,4 @@
-"""Line and column of a few nodes, from one plain code generation of the module.
+"""Line and column of a few nodes, from a plain code generation of what holds them.
 
 libcst's PositionProvider records a position for every node of the tree and costs several
 times the parse itself; privlint needs positions only for the handful of nodes it reports,
@@ -31,13 +31,44 @@ class _MarkingState(CodegenState):
             slot[1] = len(self.tokens)
 
 
-def spans(module: cst.Module, nodes: list[cst.CSTNode]) -> dict[int, Span]:
-    """id(node) -> (line, column, end_line, end_column) for each node, like PositionProvider."""
+def spans(module: cst.Module, nodes: list[cst.CSTNode],
+          tops: dict[int, cst.CSTNode] | None = None,
+          starts: list[int] | None = None) -> dict[int, Span]:
+    """id(node) -> (line, column, end_line, end_column) for each node, like PositionProvider.
+
+    With `tops` (id(node) -> the module-level statement holding it) and `starts` (the first
+    line of each module-level statement, decorators included, from CPython's `ast`), only the
+    statements holding the nodes are generated: a large module with a few findings costs a
+    few statements' worth."""
+    if tops is not None and starts is not None and len(starts) == len(module.body) \
+            and all(id(node) in tops for node in nodes):
+        index = {id(statement): i for i, statement in enumerate(module.body)}
+        found: dict[int, Span] = {}
+        for top in {id(tops[id(node)]): tops[id(node)] for node in nodes}.values():
+            inside = [node for node in nodes if tops[id(node)] is top]
+            found.update(_generate(top, module, inside, starts[index[id(top)]]))
+        return found
+    return _generate(module, module, nodes, None)
+
+
+def _generate(root: cst.CSTNode, module: cst.Module, nodes: list[cst.CSTNode],
+              first_line: int | None) -> dict[int, Span]:
+    """Positions of `nodes` from a code generation of `root`; with `first_line`, `root` is a
+    module-level statement whose first line of code (after comments above it) is that line."""
     state = _MarkingState(default_indent=module.default_indent,
                           default_newline=module.default_newline,
                           marks={id(node): [-1, -1] for node in nodes})
-    module._codegen(state)
+    root._codegen(state)
     tokens = state.tokens
+    offset = 0
+    if first_line is not None:
+        above = 0
+        for text in "".join(tokens).split("\n"):
+            stripped = text.strip()
+            if stripped and not stripped.startswith("#"):
+                break
+            above += 1
+        offset = first_line - 1 - above
     wanted: dict[int, list[tuple[int, int, bool]]] = {}  # token index -> (node id, slot, is_end)
     parens = {id(node): len(node.lpar) if isinstance(getattr(node, "lpar", None), (list, tuple))
               else 0 for node in nodes}  # an expression's own parentheses, not an import's
@@ -55,7 +86,7 @@ def spans(module: cst.Module, nodes: list[cst.CSTNode]) -> dict[int, Span]:
         wanted.setdefault(start, []).append((key, 0, False))
         wanted.setdefault(end, []).append((key, 1, True))
     found: dict[int, list[int]] = {key: [0, 0, 0, 0] for key in state.marks}
-    line, column = 1, 0
+    line, column = 1 + offset, 0
     for index in range(len(tokens) + 1):
         for key, slot, _ in wanted.get(index, ()):
             found[key][slot * 2] = line

@@ -227,7 +227,18 @@ def _choose(units: list[_Unit], lines: list[bytes], candidates: frozenset[int],
                     mentioned |= unit.words
 
 
-def slice_source(data: bytes, tree: ast.Module, candidates: frozenset[int]) -> bytes | None:
+@dataclass(frozen=True)
+class Slice:
+    source: bytes
+    starts: list[int]  # the first line of each module-level statement kept (decorators included)
+
+
+def statement_starts(tree: ast.Module) -> list[int]:
+    """The first line of each module-level statement as libcst sees them (`a; b` is one)."""
+    return [unit.first for unit in _units(tree.body)]
+
+
+def slice_source(data: bytes, tree: ast.Module, candidates: frozenset[int]) -> Slice | None:
     """The file with every line outside the kept statements blanked; None to parse it whole."""
     if b"\r" in data or data.startswith(b"\xef\xbb\xbf"):
         return None
@@ -245,7 +256,8 @@ def slice_source(data: bytes, tree: ast.Module, candidates: frozenset[int]) -> b
     _mark(units, keep, lines, 1)
     if sum(keep) * 10 >= len(lines) * 9:
         return None  # nearly everything: the whole file parses as fast
-    return b"\n".join(line if keep[number] else b"" for number, line in enumerate(lines, 1))
+    return Slice(b"\n".join(line if keep[number] else b"" for number, line in enumerate(lines, 1)),
+                 [unit.first for unit in units if unit.kept])
 
 
 def _mark(units: list[_Unit], keep: bytearray, lines: list[bytes], start: int) -> None:

@@ -33,7 +33,8 @@ def _source(text: str) -> bytes:
 def _sliced(data: bytes) -> bytes | None:
     reading = read(data, WORDS)
     assert reading.maybe and reading.tree is not None
-    return slice_source(data, reading.tree, reading.lines)
+    piece = slice_source(data, reading.tree, reading.lines)
+    return piece.source if piece is not None else None
 
 
 def _report(data: bytes, ctx: Context) -> list:
@@ -172,6 +173,8 @@ STATEMENTS = [
     "        return self.{a}._allgather_base(out, inp)",
     "filler = [i for i in range(3)]",
     "# a note on {a}",
+    "@staticmethod\n# between decorators\n@property\ndef deco_{a}():\n    return {a}._allgather_base(out, inp)",
+    "x_{a} = 1; y_{a} = {a}._allgather_base(out, inp)",
     "def left_{a}():\n    return 1\n    # the footer of left_{a}",
     "{a} = 1  # noqa: PRV900",
 ]
