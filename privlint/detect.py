@@ -22,7 +22,7 @@ from privlint.walk import walk
 from privlint.resolve import (INSTANCE, PATH, UNKNOWN,
                               Binding, Resolver, dotted_parts, string_value)
 
-_BLOCKS = (cst.Module, cst.IndentedBlock, cst.SimpleStatementSuite)
+_BLOCKS = frozenset({cst.Module, cst.IndentedBlock, cst.SimpleStatementSuite})
 _COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
 
 
@@ -107,9 +107,10 @@ class Detector(ScopeTracking, cst.CSTVisitor):
             name, binding = narrowed
             self._saved.append((id(node), name, self.resolver.scopes[-1].names.get(name)))
             self.resolver.bind(name, binding)
-        if isinstance(node, _BLOCKS):
+        kind = type(node)  # exact types: libcst's node classes are ABCs, slow in isinstance
+        if kind in _BLOCKS:
             self._blocks.append([])
-        elif isinstance(node, cst.SimpleStatementLine):
+        elif kind is cst.SimpleStatementLine:
             self._statements.append(node)
         return super().on_visit(node)
 
@@ -121,9 +122,10 @@ class Detector(ScopeTracking, cst.CSTVisitor):
                 self.resolver.scopes[-1].names.pop(name, None)
             else:
                 self.resolver.scopes[-1].names[name] = previous
-        if isinstance(original_node, _BLOCKS):
+        kind = type(original_node)
+        if kind in _BLOCKS:
             self._blocks.pop()
-        elif isinstance(original_node, cst.SimpleStatementLine):
+        elif kind is cst.SimpleStatementLine:
             self._statements.pop()
         regions = self._regions.pop(id(original_node), ())
         if regions:

@@ -92,6 +92,10 @@ def sets_attributes(body: cst.CSTNode) -> frozenset[str]:
     return frozenset(found)
 
 
+_READ = frozenset({cst.ImportFrom, cst.Attribute, cst.Assign, cst.AnnAssign, cst.For,
+                   cst.FunctionDef, cst.ClassDef, cst.Call})
+
+
 class ModuleFacts(cst.CSTVisitor):
     """One cheap pass before the walk: the __future__ import, names bound, attributes set."""
 
@@ -108,10 +112,13 @@ class ModuleFacts(cst.CSTVisitor):
         return frozenset(self.stored - self.read_first)
 
     def on_visit(self, node: cst.CSTNode) -> bool:
-        if isinstance(node, cst.ImportFrom):
+        kind = type(node)  # exact types first: libcst's node classes are ABCs, slow in isinstance
+        if kind not in _READ:
+            return True
+        if kind is cst.ImportFrom:
             self._import_from(node)
             return False
-        if isinstance(node, cst.Attribute) and id(node) not in self._targets \
+        if kind is cst.Attribute and id(node) not in self._targets \
                 and is_private(node.attr.value) and node.attr.value not in self.stored:
             self.read_first.add(node.attr.value)  # `orig = dist._x` before `dist._x = wrap(orig)`
         if isinstance(node, cst.Assign):

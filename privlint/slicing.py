@@ -180,13 +180,17 @@ def _slice_class(unit: _Unit, lines: list[bytes], candidates: frozenset[int],
             if _has(inner, candidates):
                 attributes |= set(_SELF_ATTRIBUTE.findall(b"\n".join(
                     lines[inner.first - 1:inner.last])))
-    stores = [{} if isinstance(inner.statements[0], ast.ClassDef) else
-              {k: v for s in inner.statements for k, v in _self_stores(s).items()}
-              for inner in body]
+    stores: list[dict[bytes, set[bytes]] | None] = [None] * len(body)  # read when needed
     changed = True
     while changed:
         changed = False
-        for inner, sets in zip(body, stores):
+        for number, inner in enumerate(body):
+            if not attributes & inner.words or isinstance(inner.statements[0], ast.ClassDef):
+                continue  # it does not even say the attribute's name
+            sets = stores[number]
+            if sets is None:
+                sets = stores[number] = {k: v for s in inner.statements
+                                         for k, v in _self_stores(s).items()}
             relevant = attributes.intersection(sets)
             if relevant:
                 for name in relevant:

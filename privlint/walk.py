@@ -44,26 +44,40 @@ def _fields(kind: type) -> tuple[str, ...]:
     return names
 
 
+_IS_NODE: dict[type, bool] = {}
+
+
+def _is_node(kind: type) -> bool:
+    """`issubclass(kind, CSTNode)`, remembered: libcst's nodes are ABCs, and an `isinstance`
+    against an ABC costs several times a dictionary lookup (it was a fifth of the walk)."""
+    known = _IS_NODE.get(kind)
+    if known is None:
+        known = _IS_NODE[kind] = issubclass(kind, cst.CSTNode)
+    return known
+
+
 def children(node: cst.CSTNode):
     """The code-bearing children of a node, in source order (cheaper than `node.children`)."""
     for name in _fields(type(node)):
         value = getattr(node, name)
-        if isinstance(value, cst.CSTNode):
-            yield value
-        elif isinstance(value, (tuple, list)):
+        kind = type(value)
+        if kind is tuple or kind is list:
             for item in value:
-                if isinstance(item, cst.CSTNode):
+                if _is_node(type(item)):
                     yield item
+        elif _is_node(kind):
+            yield value
 
 
 def walk(node: cst.CSTNode, hooks: Hooks) -> None:
     if hooks.on_visit(node):
         for name in _fields(type(node)):
             value = getattr(node, name)
-            if isinstance(value, cst.CSTNode):
-                walk(value, hooks)
-            elif isinstance(value, (tuple, list)):
+            kind = type(value)
+            if kind is tuple or kind is list:
                 for item in value:
-                    if isinstance(item, cst.CSTNode):
+                    if _is_node(type(item)):
                         walk(item, hooks)
+            elif _is_node(kind):
+                walk(value, hooks)
     hooks.on_leave(node)
