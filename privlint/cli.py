@@ -130,7 +130,7 @@ def _display(path: Path) -> str:
     from privlint.discover import real_parent
 
     try:
-        return real_parent(path).relative_to(Path.cwd().resolve()).as_posix()
+        return real_parent(path).relative_to(real_parent(Path.cwd() / "x").parent).as_posix()
     except ValueError:
         return path.as_posix()
 

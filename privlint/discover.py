@@ -7,6 +7,7 @@ later --force-exclude says otherwise); directories are walked without following 
 from __future__ import annotations
 
 import fnmatch
+import functools
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,14 +30,37 @@ class Missing:
 
 
 def _excluded(relative: str, name: str, patterns: list[str]) -> bool:
-    for pattern in patterns:
-        pattern = pattern.rstrip("/")
-        if "/" in pattern:
-            if fnmatch.fnmatch(relative, pattern) or fnmatch.fnmatch(relative, pattern + "/*"):
-                return True
-        elif fnmatch.fnmatch(name, pattern):
+    return _Patterns.of(tuple(patterns)).excluded(relative, name)
+
+
+@dataclass(frozen=True)
+class _Patterns:
+    """Exclude patterns split once: plain names (a set lookup), name globs, path globs."""
+
+    names: frozenset[str]
+    name_globs: tuple[str, ...]
+    path_globs: tuple[str, ...]
+
+    @staticmethod
+    def of(patterns: tuple[str, ...]) -> "_Patterns":
+        cached = _PATTERNS.get(patterns)
+        if cached is None:
+            stripped = [p.rstrip("/") for p in patterns]
+            cached = _PATTERNS[patterns] = _Patterns(
+                frozenset(p for p in stripped if "/" not in p and not _GLOB.intersection(p)),
+                tuple(p for p in stripped if "/" not in p and _GLOB.intersection(p)),
+                tuple(p for p in stripped if "/" in p))
+        return cached
+
+    def excluded(self, relative: str, name: str) -> bool:
+        if name in self.names or any(fnmatch.fnmatch(name, p) for p in self.name_globs):
             return True
-    return False
+        return any(fnmatch.fnmatch(relative, p) or fnmatch.fnmatch(relative, p + "/*")
+                   for p in self.path_globs)
+
+
+_GLOB = frozenset("*?[")
+_PATTERNS: dict[tuple[str, ...], _Patterns] = {}
 
 
 def _excluded_anywhere(path: Path, root: Path, patterns: list[str]) -> bool:
@@ -48,7 +72,13 @@ def _excluded_anywhere(path: Path, root: Path, patterns: list[str]) -> bool:
 
 def real_parent(path: Path) -> Path:
     """The path with its directories resolved but not its last component (a link stays a link)."""
-    return Path(os.path.realpath(path.parent if str(path.parent) else ".")) / path.name
+    return _real_directory(str(path.parent) or ".") / path.name
+
+
+@functools.lru_cache(maxsize=4096)
+def _real_directory(directory: str) -> Path:
+    # Thousands of files share a few hundred directories: each is resolved once per run.
+    return Path(os.path.realpath(directory))
 
 
 def _relative(path: Path, root: Path) -> str:
@@ -91,6 +121,8 @@ def _walk(top: Path, root: Path, patterns: list[str], seen: set[Path],
             stack.enter(parent)
     found: list[Path] = []
 
+    excludes = _Patterns.of(tuple(patterns))
+
     def visit(directory: Path) -> None:
         pushed = stack.enter(directory)
         try:
@@ -98,26 +130,38 @@ def _walk(top: Path, root: Path, patterns: list[str], seen: set[Path],
         except OSError as exc:
             missing.append(Missing(directory, f"cannot list directory: {exc.strerror or exc}"))
             entries = []
+        # The directory is resolved once; its entries are not resolved one by one (a link
+        # among them is, below), which was most of a warm run's time.
+        real = Path(os.path.realpath(directory))
+        try:
+            prefix = real.relative_to(root).as_posix()
+            prefix = "" if prefix == "." else prefix + "/"
+        except ValueError:
+            prefix = None
         for entry in entries:
-            path = Path(entry.path)
-            relative = _relative(path, root)
+            name = entry.name
+            python = name.endswith(".py")
             try:
                 is_dir = entry.is_dir(follow_symlinks=False)
+                if not is_dir and not python:
+                    continue  # only directories and Python files matter
                 is_file = entry.is_file()  # a link to a file is checked; a link to a dir is not walked
             except OSError as exc:
-                if entry.name.endswith(".py"):
-                    missing.append(Missing(path, exc.strerror or str(exc)))
+                if python:
+                    missing.append(Missing(Path(entry.path), exc.strerror or str(exc)))
                 continue
-            if _excluded(relative, entry.name, patterns) or stack.ignored(path, is_dir):
+            path = Path(entry.path)
+            relative = prefix + name if prefix is not None else path.as_posix()
+            if excludes.excluded(relative, name) or stack.ignored(path, is_dir):
                 continue
-            if entry.name.endswith(".py") and entry.is_symlink() and not is_file \
-                    and not os.path.exists(path):
+            link = entry.is_symlink()
+            if python and link and not is_file and not os.path.exists(path):
                 missing.append(Missing(path, "dangling symlink"))
                 continue
             if is_dir:
                 visit(path)
-            elif is_file and entry.name.endswith(".py"):
-                resolved = path.resolve()
+            elif is_file and python:
+                resolved = path.resolve() if link else real / name
                 if resolved not in seen:
                     seen.add(resolved)
                     found.append(path)

@@ -61,12 +61,15 @@ def test_fix_sweep_on_real_frameworks(corpus):
 @pytest.mark.slow
 @pytest.mark.parametrize("package,least_findings", [("accelerate", 10), ("torchtitan", 250)])
 def test_prefilter_is_lossless_on_a_real_framework(downloaded, package, least_findings):
-    """Both prefilters (the text one and the `ast` gate) on, then off: the same report."""
+    """Both prefilters (the text one and the `ast` gate) and slicing on, then slicing off, then
+    all off: the same report, fingerprints included."""
     tree = next((downloaded / "src").glob(f"{package}-*"))
     (tree / "pyproject.toml").write_text("[tool.privlint]\n")
     filtered = run_privlint("check", ".", "--format", "json", "--no-cache", cwd=tree)
+    whole = run_privlint("check", ".", "--format", "json", "--no-cache", "--no-slicing", cwd=tree)
     unfiltered = run_privlint("check", ".", "--format", "json", "--no-cache", "--no-prefilter",
                               cwd=tree)
+    assert filtered.json == whole.json
     assert filtered.json == unfiltered.json
     assert filtered.json["summary"]["files_checked"] > 80
     assert filtered.json["summary"]["findings"] >= least_findings
