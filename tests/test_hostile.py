@@ -22,11 +22,13 @@ HOSTILE = {
     "syntax_error.py": b"import torch\ndef f(:\n    torch._C._x()\n",
     "python2.py": b"import torch\nprint 'hello', torch._C\n",
     "nul_bytes.py": b"import torch\x00\nx = torch._C._x\n",
-    "binary.py": bytes(range(256)) * 8 + b"torch",
+    # Each mentions a private torch use: only files that could hold a finding are privlint's
+    # business (README, "Unparsable files"), and these must not be waved through.
+    "binary.py": bytes(range(256)) * 8 + b"\nimport torch\ntorch._C._x",
     "invalid_utf8.py": b"import torch\nx = '\xff\xfe\xfa'\ny = torch._C._x\n",
     "unknown_cookie.py": b"# -*- coding: klingon -*-\nimport torch\ny = torch._C._x\n",
-    "deep_brackets.py": b"import torch\nx = " + b"(" * 5000 + b"1" + b")" * 5000 + b"\n",
-    "deep_unary.py": b"import torch\nx = " + b"not " * 20000 + b"y\n",
+    "deep_brackets.py": b"import torch\nx = " + b"(" * 5000 + b"torch._C._x" + b")" * 5000 + b"\n",
+    "deep_unary.py": b"import torch\nx = " + b"not " * 20000 + b"torch._C._x\n",
 }
 PARSEABLE = {
     "latin1_cookie.py": "# -*- coding: latin-1 -*-\n# café\n".encode("latin-1") + FINDING,
