@@ -65,6 +65,8 @@ def _receiver(data: bytes, dot: int) -> tuple[bytes, bytes | None] | None:
     j = dot - 1
     while j >= 0 and data[j] in _SPACE:
         j -= 1
+    if data.find(b"\n", j + 1, dot) >= 0:
+        return None  # a chain over lines: what ends the line above may be a comment
     first: bytes | None = None
     while j >= 0:
         if data[j] in _CLOSERS:  # a call or a subscript: the value is the callee's
@@ -102,6 +104,8 @@ def _receiver(data: bytes, dot: int) -> tuple[bytes, bytes | None] | None:
         while m >= 0 and data[m] in _SPACE:
             m -= 1
         if m >= 0 and data[m] == 46:  # `.`: an attribute of something before it
+            if data.find(b"\n", m + 1, k + 1) >= 0:
+                return None  # `# ... see the docs.` above `dist._x`: not one chain, or unsure
             first = word
             j = m - 1
             while j >= 0 and data[j] in _SPACE:

@@ -89,6 +89,18 @@ MUST_PASS = {
             return dist.new_group()
         get()._allgather_base(a, b)
     """,
+    # The text prefilter follows a receiver back to its head name: a sentence ending with a
+    # dot on the line above, or a chain over lines, must not be taken for part of the chain.
+    "a comment ending with a dot above the use": """
+        import torch.distributed as dist
+        # This is fine.
+        dist._all_gather_base(a, b)
+    """,
+    "a chain over lines with a comment": """
+        import torch.distributed as dist
+        gather = (dist  # about foo
+                  ._all_gather_base)
+    """,
     "an attribute another method sets": """
         import torch.distributed as dist
         class W:
@@ -176,7 +188,8 @@ USES = ["{n}._get_default_group()", "{n}._all_gather_base(a, b)", "{n}._C._host_
         "{n}._world", "getattr({n}, '_world')", "{n}[0]._flatten()", "{n}.group.WORLD",
         "{n}._private_thing", "self.{n}._get_default_group()", "super()._get_default_group()",
         "getattr(self.{n}, '_world')", "{n}.new_group()._allgather_base(a, b)",
-        "f({n})._world", "'{n}'._world"]
+        "f({n})._world", "'{n}'._world", "# a sentence that ends.\n{n}._world",
+        "y = ({n}  # a comment about foo\n     ._world)"]
 FORMS = ["{t} = {v}", "{t}: object = {v}", "if ({t} := {v}):\n    pass", "{t}, other = {v}, 1",
          "for {t} in {v}:\n    pass", "with {v} as {t}:\n    pass", "self.{t} = {v}",
          "{t} = None", "f({t}={v})", "def {t}():\n    return {v}"]
