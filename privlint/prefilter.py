@@ -44,8 +44,11 @@ _GETATTR = re.compile(rb"getattr[ \t]*\((?:[ \t]*([A-Za-z_]\w*)(?:[ \t]*\.[ \t]*
 _PRIVATE_STRING = re.compile(rb"[\"']_(?!_\w*__[\"'])")
 _PRIVATE_STRING_VALUE = re.compile(rb"[\"'](_(?:(?!_\w*__[\"'])\w*))[\"']")
 _PRIVATE_NAME = re.compile(rb"(?<![\w.])" + _PRIVATE_TAIL)
-_BEFORE_NAME = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.")
-_WORD_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
+_BEFORE_NAME = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.") \
+    | frozenset(range(128, 256))
+# Bytes of a name: ASCII letters, digits, `_`, and any non-ASCII byte (`données` is a name).
+_WORD_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") \
+    | frozenset(range(128, 256))
 _SPACE = frozenset(b" \t\n\\")
 _CLOSERS, _OPENERS = frozenset(b")]"), frozenset(b"([")
 
@@ -125,6 +128,8 @@ class TextFilter:
 
     def search(self, data: bytes) -> bool:
         """False only when no finding can be in these bytes."""
+        if data.startswith(b"\xef\xbb\xbf"):
+            data = data[3:]  # a byte order mark is not part of the first name
         if any(name in data for name in self.types):
             return True  # substrings: `DTensorSpec` also says `DTensor`, which only lets more by
         accesses = len(_ACCESS.findall(data))

@@ -25,7 +25,7 @@ import ast
 import re
 from dataclasses import dataclass, field
 
-_WORD = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
+_WORD = re.compile(rb"[A-Za-z_\x80-\xff][A-Za-z0-9_\x80-\xff]*")  # non-ASCII bytes are name bytes
 _BODIES = ("body", "orelse", "finalbody", "handlers", "cases")
 
 

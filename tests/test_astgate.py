@@ -101,6 +101,11 @@ MUST_PASS = {
         gather = (dist  # about foo
                   ._all_gather_base)
     """,
+    "a name that is not ASCII": """
+        import torch.distributed as dist
+        groupe_données = dist.new_group()
+        groupe_données._allgather_base(a, b)
+    """,
     "an attribute another method sets": """
         import torch.distributed as dist
         class W:
