@@ -118,6 +118,80 @@ def _receiver(data: bytes, dot: int) -> tuple[bytes, bytes | None] | None:
     return None
 
 
+class _Values:
+    """What one file may give its names, asked lazily. A name costs a scan of the file, so after
+    LIMIT questions the answer is "maybe": a hostile file with thousands of receivers is passed
+    on to the `ast` gate rather than scanned thousands of times."""
+
+    LIMIT = 64
+
+    def __init__(self, data: bytes, roots: frozenset[bytes]) -> None:
+        self.data = data
+        self.roots = roots
+        self.asked = 0
+        self._imported: set[bytes] | None = None
+
+    def typed_name(self, name: bytes, seen: set[bytes] | None = None) -> bool:
+        """Whether the file may give `name` a value the detector types. Types themselves need
+        their name in the text (checked first, in `search`), so only values count: an import
+        (`from .utils import dist`, `import torch.distributed as dist`), a `def` (its returns),
+        a loop target, a walrus, or an assignment whose value is not plainly untyped."""
+        seen = set() if seen is None else seen
+        if name in seen:
+            return False
+        seen.add(name)
+        self.asked += 1
+        if self.asked > self.LIMIT or name in self.imported():
+            return True
+        return any(value is None or self.typed_value(value, seen)
+                   for value in _bindings(self.data, name))
+
+    def typed_attribute(self, attribute: bytes, seen: set[bytes] | None = None) -> bool:
+        """Whether `self.<attribute>` may be typed: what the file assigns to it."""
+        seen = set() if seen is None else seen
+        key = b"self." + attribute
+        if key in seen:
+            return False
+        seen.add(key)
+        self.asked += 1
+        if self.asked > self.LIMIT:
+            return True
+        for match in _assigns_self(attribute).finditer(self.data):
+            if match.group(1) is None or self.typed_value(match.group(1), seen):
+                return True
+        return False
+
+    def typed_value(self, value: bytes, seen: set[bytes]) -> bool:
+        """Whether an assigned value (the rest of its line) may be typed: a literal is not; a
+        plain name or `self.<attr>` is as typed as what it names; anything else may be."""
+        value = value.strip()
+        if not value or value[:1] in _LITERAL_STARTS or value.split(b"#")[0].strip() in _CONSTANTS:
+            return False
+        plain = _PLAIN.match(value)
+        if plain is None:
+            return True
+        if plain.group(1) in (b"self", b"cls"):
+            return plain.group(2) is not None and self.typed_attribute(plain.group(2), seen)
+        if plain.group(2) is not None:
+            return True  # `a.b`: a path or an attribute: as typed as anything
+        return self.typed_name(plain.group(1), seen)
+
+    def imported(self) -> set[bytes]:
+        """Names imports bind that may hold a typed value: any `from` import's (the project may
+        hand one on), and a plain import's of a catalog root (`import numpy` binds no such)."""
+        if self._imported is None:
+            names: set[bytes] = set()
+            for match in _FROM_IMPORT.finditer(self.data):
+                names.update(_NAME.findall(re.sub(rb"#[^\n]*", b"", match.group(1))))
+            for clause in _import_clauses(self.data):
+                words = _NAME.findall(clause)
+                if words and words[0] in self.roots:
+                    # `import torch.distributed as dist` binds `dist`; `import torch.x`, `torch`
+                    names.add(words[-1] if len(words) > 2 and words[-2] == b"as" else words[0])
+            self._imported = names
+        return self._imported
+
+
 @dataclass(frozen=True)
 class TextFilter:
     members: frozenset[bytes]            # member names a member rule covers
@@ -204,13 +278,15 @@ class TextFilter:
                     attributes.add(first)
             elif head and (head != b"super" or first is not None):
                 heads.add(head)
-        return any(self._typed_name(data, head) for head in heads) \
-            or any(self._typed_attribute(data, attribute) for attribute in attributes)
+        values = _Values(data, self.roots)
+        return any(values.typed_name(head) for head in heads) \
+            or any(values.typed_attribute(attribute) for attribute in attributes)
 
     def _typed_getattr(self, data: bytes) -> bool:
         """Whether a `getattr(x, "_y")` may be reported: `_y` is a member a rule covers, or `x`
         is a receiver the detector may type (as for attributes); a call the line does not
         show whole counts as typed."""
+        values = _Values(data, self.roots)
         for match in _GETATTR.finditer(data):
             start = match.start()
             if start and data[start - 1] in _BEFORE_NAME:
@@ -228,66 +304,11 @@ class TextFilter:
             if head is None:
                 return True  # `getattr(f(), "_y")`: a receiver the text does not show
             if head in (b"self", b"cls"):
-                if first and _assigns_self(first).search(data):
+                if first and values.typed_attribute(first):
                     return True
-            elif self._typed_name(data, head):
+            elif values.typed_name(head):
                 return True
         return False
-
-    def _typed_name(self, data: bytes, name: bytes, seen: set[bytes] | None = None) -> bool:
-        """Whether the file may give `name` a value the detector types. Types themselves need
-        their name in the text (checked first, in `search`), so only values count: an import
-        (`from .utils import dist`, `import torch.distributed as dist`), a `def` (its returns),
-        a loop target, a walrus, or an assignment whose value is not plainly untyped."""
-        seen = set() if seen is None else seen
-        if name in seen:
-            return False
-        seen.add(name)
-        if name in self._imported(data):
-            return True
-        return any(value is None or self._typed_value(data, value, seen)
-                   for value in _bindings(data, name))
-
-    def _typed_attribute(self, data: bytes, attribute: bytes, seen: set[bytes] | None = None) -> bool:
-        """Whether `self.<attribute>` may be typed: what the file assigns to it."""
-        seen = set() if seen is None else seen
-        key = b"self." + attribute
-        if key in seen:
-            return False
-        seen.add(key)
-        for match in _assigns_self(attribute).finditer(data):
-            if match.group(1) is None or self._typed_value(data, match.group(1), seen):
-                return True
-        return False
-
-    def _typed_value(self, data: bytes, value: bytes, seen: set[bytes]) -> bool:
-        """Whether an assigned value (the rest of its line) may be typed: a literal is not; a
-        plain name or `self.<attr>` is as typed as what it names; anything else may be."""
-        value = value.strip()
-        if not value or value[:1] in _LITERAL_STARTS or value.split(b"#")[0].strip() in _CONSTANTS:
-            return False
-        plain = _PLAIN.match(value)
-        if plain is None:
-            return True
-        if plain.group(1) in (b"self", b"cls"):
-            return plain.group(2) is not None and self._typed_attribute(data, plain.group(2), seen)
-        if plain.group(2) is not None:
-            return True  # `a.b`: a path or an attribute: as typed as anything
-        return self._typed_name(data, plain.group(1), seen)
-
-    def _imported(self, data: bytes) -> set[bytes]:
-        """Names imports bind that may hold a typed value: any `from` import's (the project may
-        hand one on), and a plain import's of a catalog root (`import numpy` binds no such)."""
-        names: set[bytes] = set()
-        for match in _FROM_IMPORT.finditer(data):
-            names.update(_NAME.findall(re.sub(rb"#[^\n]*", b"", match.group(1))))
-        for clause in _import_clauses(data):
-            words = _NAME.findall(clause)
-            if words and words[0] in self.roots:
-                # `import torch.distributed as dist` binds `dist`; `import torch.x`, `torch`
-                names.add(words[-1] if len(words) > 2 and words[-2] == b"as" else words[0])
-        return names
-
 
 def _bindings(data: bytes, name: bytes):
     """Where a file may give `name` a value: for an assignment, the rest of its line (a keyword
