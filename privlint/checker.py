@@ -94,18 +94,13 @@ def _syntax_error_location(data: bytes, exc) -> tuple[int, int, str]:
     return exc.raw_line, exc.raw_column + 1, f"{message} (libcst's parser)"
 
 
-def _module_of(display: str) -> tuple[str, bool] | None:
-    from privlint.project import module_name
-
-    return module_name(Path(display))
-
-
-def _parse(data: bytes, display: str, ctx: Context, dangerous: bool):
-    """(module, raw findings) or (None, error findings); `dangerous`: looks_dangerous(data)."""
+def _parse(data: bytes, display: str, ctx: Context, dangerous: bool,
+           module_name: tuple[str, bool] | None):
+    """(module, raw findings) or (None, error findings); `dangerous`: looks_dangerous(data);
+    `module_name`: the file's dotted name and whether it is a package (project.module_name)."""
     import libcst as cst  # here, so that `privlint --version` and `rules` stay light
 
     from privlint.detect import detect
-    from privlint.project import module_name
     from privlint.safety import parse_would_fail
 
     if dangerous:
@@ -123,7 +118,7 @@ def _parse(data: bytes, display: str, ctx: Context, dangerous: bool):
     except (RecursionError, MemoryError, ValueError, UnicodeError, LookupError) as exc:
         return None, _file_error(ctx, display, SYNTAX_ERROR, f"cannot parse: {type(exc).__name__}: {exc}")
     try:
-        return module, detect(module, ctx.catalog, ctx.project, module_name(Path(display)))
+        return module, detect(module, ctx.catalog, ctx.project, module_name)
     except RecursionError:
         return None, _file_error(ctx, display, SYNTAX_ERROR, "cannot analyse: nesting too deep")
 
@@ -218,32 +213,39 @@ def verify_command(display: str, function) -> str | None:
     return f"privlint verify {display} --call '{function.name.value}({arguments})' --nproc 4{hint}"
 
 
-def check_source(data: bytes, display: str, ctx: Context, fix: str | None = None) -> FileResult:
+def check_source(data: bytes, display: str, ctx: Context, fix: str | None = None,
+                 relevant: bool | None = None) -> FileResult:
     """Findings for one file's bytes; with fix="safe"/"unsafe", also the rewritten bytes
-    (the passes themselves are privlint.fix.passes')."""
-    relevant = ctx.relevant.search(data)
+    (the passes themselves are privlint.fix.passes'). `relevant`: the text prefilter's answer,
+    when the caller already has it (runner.py asks it before sending a file to a worker)."""
+    from privlint.project import module_name
+
+    if relevant is None:
+        relevant = ctx.relevant.search(data)
     if ctx.use_prefilter and not relevant:
         return FileResult([], data)
     dangerous = looks_dangerous(data)  # such files go straight to the guarded libcst parse
+    name = module_name(Path(display))
     source = data
-    starts: dict[int, list[int]] = {}  # id(parsed bytes) -> first lines of its statements
+    # The first line of each module-level statement, from CPython's tree: positions are then
+    # generated statement by statement (positions.py). For the whole file and for its slice.
+    whole_starts = slice_starts = None
     if ctx.use_prefilter and not dangerous:
-        reading = astgate.read(data, ctx.gate, astgate.Origin(ctx.project, _module_of(display)))
+        reading = astgate.read(data, ctx.gate, astgate.Origin(ctx.project, name))
         if not reading.maybe:
             return FileResult([], data)
         if reading.tree is not None:
-            starts[id(data)] = slicing.statement_starts(reading.tree)
+            whole_starts = slicing.statement_starts(reading.tree)
             piece = slicing.slice_source(data, reading.tree, reading.lines) \
                 if ctx.use_slicing and fix is None else None
             if piece is not None:
-                source = piece.source
-                starts[id(source)] = piece.starts
+                source, slice_starts = piece.source, piece.starts
 
     def analyse(current: bytes):
         """(module, [(finding, fix or None)]), or (None, findings) if it cannot be analysed."""
         module, raw = _parse(current, display, ctx,
                              dangerous if current is data or current is source
-                             else looks_dangerous(current))
+                             else looks_dangerous(current), name)
         if module is None:
             # Only files that could hold a finding are privlint's business (keeps the prefilter lossless).
             return None, (raw if relevant else [])
@@ -251,8 +253,10 @@ def check_source(data: bytes, display: str, ctx: Context, fix: str | None = None
             # A slice keeps every kept line where it was; the file's own comments say what is suppressed.
             if current is source and source is not data and any(item.rule.fix for item in raw):
                 return analyse(data)  # a fix is planned on the whole file, as it is applied
+            starts = slice_starts if current is source and source is not data \
+                else whole_starts if current is data else None
             placed = _place(raw, module, data if current is source else current, display, ctx,
-                            starts.get(id(current))) if raw else []
+                            starts) if raw else []
             return module, (_with_plans(placed, module, ctx) if placed else [])
         except RecursionError:
             return None, _file_error(ctx, display, SYNTAX_ERROR, "cannot analyse: nesting too deep")

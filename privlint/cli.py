@@ -7,6 +7,7 @@ Heavy imports (libcst) happen inside the commands, so `privlint --version` stays
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -127,10 +128,10 @@ def _build_arguments(command: argparse.ArgumentParser, torch_help: str) -> None:
 
 def _display(path: Path) -> str:
     """The path as users see it: relative to the working directory, links not followed."""
-    from privlint.discover import real_parent
+    from privlint.discover import real_directory, real_parent
 
     try:
-        return real_parent(path).relative_to(real_parent(Path.cwd() / "x").parent).as_posix()
+        return real_parent(path).relative_to(real_directory(os.getcwd())).as_posix()
     except ValueError:
         return path.as_posix()
 
@@ -251,7 +252,6 @@ def _warn(settings, ctx) -> None:
 
 
 def _run(args, ctx, files, mode, settings):
-    import os
 
     from privlint.cache import Cache
     from privlint.runner import Job, default_jobs, run_files
@@ -393,7 +393,6 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:
         # The reader went away (`privlint rules | head`): stop quietly, as `cat` would. Python
         # would complain again when it flushes stdout at exit, so point stdout at nothing first.
-        import os
 
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())

@@ -63,7 +63,7 @@ class RawFinding:
 
 
 class Detector(ScopeTracking, cst.CSTVisitor):
-    def __init__(self, catalog: Catalog) -> None:
+    def __init__(self, catalog: Catalog, module: cst.Module) -> None:
         super().__init__()
         self.catalog = catalog
         self.findings: list[RawFinding] = []
@@ -90,7 +90,7 @@ class Detector(ScopeTracking, cst.CSTVisitor):
         self._own: frozenset[str] = frozenset()  # private names the project sets on objects itself
         self._future_annotations = False
         self._unevaluated: set[int] = set()  # annotations Python never evaluates
-        self._tops: set[int] = set()  # ids of the module-level statements
+        self._tops = {id(statement) for statement in module.body}  # module-level statements
         self._top: cst.CSTNode | None = None
 
     # -- regions and blocks ----------------------------------------------------------------
@@ -517,8 +517,7 @@ def _ungate_both_branches(findings: list[RawFinding]) -> None:
 
 def detect(module: cst.Module, catalog: Catalog, project: ProjectIndex | None = None,
            module_name: tuple[str, bool] | None = None) -> list[RawFinding]:
-    detector = Detector(catalog)
-    detector._tops = {id(statement) for statement in module.body}
+    detector = Detector(catalog, module)
     detector.resolver.project = project
     detector.resolver.module = module_name
     facts = ModuleFacts()

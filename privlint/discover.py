@@ -72,12 +72,13 @@ def _excluded_anywhere(path: Path, root: Path, patterns: list[str]) -> bool:
 
 def real_parent(path: Path) -> Path:
     """The path with its directories resolved but not its last component (a link stays a link)."""
-    return _real_directory(str(path.parent) or ".") / path.name
+    return real_directory(str(path.parent) or ".") / path.name
 
 
 @functools.lru_cache(maxsize=4096)
-def _real_directory(directory: str) -> Path:
-    # Thousands of files share a few hundred directories: each is resolved once per run.
+def real_directory(directory: str) -> Path:
+    """A directory with its links resolved. Thousands of files share a few hundred
+    directories: each is resolved once per run."""
     return Path(os.path.realpath(directory))
 
 

@@ -29,6 +29,7 @@ _worker_context: Context | None = None
 class Job:
     path: Path
     display: str
+    relevant: bool | None = None  # the text prefilter's answer, once the parent has asked it
 
 
 def default_jobs() -> int:
@@ -44,7 +45,7 @@ def _check_file(job: Job, ctx: Context, fix: str | None) -> FileResult:
         data = job.path.read_bytes()
     except OSError as exc:
         return _unreadable(ctx, job, exc)
-    result = with_big_stack(check_source, data, job.display, ctx, fix)
+    result = with_big_stack(check_source, data, job.display, ctx, fix, job.relevant)
     if fix is None:
         result.original = b""  # only --fix needs the bytes back
     return result
@@ -85,11 +86,13 @@ def run_files(jobs_list: list[Job], ctx: Context, fix: str | None, cache: Cache 
         except OSError as exc:
             results[index] = _unreadable(ctx, job, exc)
             continue
-        if ctx.use_prefilter and not ctx.relevant.search(data) and not fix:
-            results[index] = FileResult([])
-            if use_cache:
-                cache.put(job.display, cache.content_hash(data), stat, [])
-            continue
+        if ctx.use_prefilter and not fix:
+            job.relevant = ctx.relevant.search(data)  # asked once: the worker is told
+            if not job.relevant:
+                results[index] = FileResult([])
+                if use_cache:
+                    cache.put(job.display, cache.content_hash(data), stat, [])
+                continue
         if use_cache:
             digest = cache.content_hash(data)
             cached = cache.by_content(job.display, digest, stat)
