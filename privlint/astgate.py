@@ -125,20 +125,25 @@ def _value(node: ast.expr | None, members: frozenset[str]) -> set[str]:
     """What a value's binding can come from, as the resolver infers it: the head of a name,
     attribute, call or subscript chain, and a distinctive member read along the chain."""
     found: set[str] = set()
+    attribute = None
     while node is not None:
         kind = type(node)
         if kind is ast.Attribute:
             if node.attr in members:
                 found.add(_MEMBER)
+            attribute = node.attr
             node = node.value
         elif kind is ast.Call:
             if node.args and _last_name(node.func) == "cast":
                 found |= _annotation(node.args[0])  # typing.cast(PG, x): typed by its first argument
+            attribute = None
             node = node.func
         elif kind is ast.Subscript:
+            attribute = None
             node = node.value
         elif kind is ast.Name:
-            found.add(node.id)
+            # `pg = self.pg` is as typed as what `self.pg = ...` assigned (the resolver's attr_types).
+            found.add(f"self.{attribute}" if attribute and node.id in ("self", "cls") else node.id)
             return found
         else:
             return found

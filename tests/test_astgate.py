@@ -106,6 +106,15 @@ MUST_PASS = {
         groupe_données = dist.new_group()
         groupe_données._allgather_base(a, b)
     """,
+    "a name given an attribute another method sets": """
+        import torch.distributed as dist
+        class W:
+            def __init__(self):
+                self.pg = dist.new_group()
+            def go(self):
+                pg = self.pg
+                pg._zzz_private()
+    """,
     "an attribute another method sets": """
         import torch.distributed as dist
         class W:
@@ -188,7 +197,8 @@ def test_what_cpython_cannot_parse_goes_on_to_libcst(data):
 
 
 NAMES = ["dist", "torch", "d", "c", "m", "x"]
-VALUES = ["torch", "torch.distributed", "dist", "d", "c.distributed_c10d", "m", "x", "get()", "[d]"]
+VALUES = ["torch", "torch.distributed", "dist", "d", "c.distributed_c10d", "m", "x", "get()", "[d]",
+          "dist.new_group()", "self.{m}", "self.{m}.x"]  # {m}: another of NAMES
 USES = ["{n}._get_default_group()", "{n}._all_gather_base(a, b)", "{n}._C._host_emptyCache()",
         "{n}._world", "getattr({n}, '_world')", "{n}[0]._flatten()", "{n}.group.WORLD",
         "{n}._private_thing", "self.{n}._get_default_group()", "super()._get_default_group()",
@@ -206,8 +216,8 @@ def aliasing_programs(draw) -> str:
                                    "from torch import distributed as dist", "import numpy as m"]))]
     for _ in range(draw(st.integers(1, 6))):
         if draw(st.booleans()):
-            lines.append(draw(st.sampled_from(FORMS)).format(t=draw(st.sampled_from(NAMES)),
-                                                             v=draw(st.sampled_from(VALUES))))
+            value = draw(st.sampled_from(VALUES)).format(m=draw(st.sampled_from(NAMES)))
+            lines.append(draw(st.sampled_from(FORMS)).format(t=draw(st.sampled_from(NAMES)), v=value))
         else:
             lines.append(draw(st.sampled_from(USES)).format(n=draw(st.sampled_from(NAMES))))
     body = "\n".join(lines)
