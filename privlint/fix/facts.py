@@ -12,6 +12,7 @@ from privlint.detect import RawFinding
 from privlint.fix.render import render_expression, render_statement
 from privlint.fix.scopes import bindings, enclosing_scope, fresh_name, names_in, parents_of
 from privlint.resolve import dotted_parts
+from privlint.walk import walk
 
 _STATEMENT_VALUES = (cst.Assign, cst.AnnAssign, cst.Return, cst.Expr)
 _SCRIPTING = ("jit.script", "jit.script_method", "jit.export", "jit.interface")
@@ -57,7 +58,7 @@ class FileFacts:
             def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
                 found.append(node)
 
-        self.module.visit(Collect())
+        walk(self.module, Collect())
         return found
 
     def _only_imports(self, local: str, scope: cst.CSTNode, accept) -> bool:
@@ -223,7 +224,7 @@ def _scripted_names(facts: FileFacts) -> set[str]:
             if text.endswith("jit.script") and node.args and isinstance(node.args[0].value, cst.Name):
                 found.add(node.args[0].value.value)
 
-    facts.module.visit(Collect())
+    walk(facts.module, Collect())
     return found
 
 
@@ -257,12 +258,12 @@ def name_uses(facts: FileFacts, name: str) -> list[tuple[str, cst.CSTNode]]:
             return False
 
         def visit_Attribute(self, node: cst.Attribute) -> bool:
-            node.value.visit(self)
+            walk(node.value, self)
             return False
 
         def visit_Name(self, node: cst.Name) -> None:
             if node.value == name:
                 uses.append((use_context(node, facts), node))
 
-    facts.module.visit(Collect())
+    walk(facts.module, Collect())
     return uses

@@ -14,6 +14,8 @@ from dataclasses import dataclass
 
 import libcst as cst
 
+from privlint.walk import walk
+
 _SCOPES = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
 
 
@@ -42,7 +44,7 @@ class _Parents(cst.CSTVisitor):
 
 def parents_of(module: cst.Module) -> dict[int, cst.CSTNode]:
     visitor = _Parents()
-    module.visit(visitor)
+    walk(module, visitor)  # code-bearing nodes only: whitespace and commas have no use here
     return visitor.parents
 
 

@@ -11,6 +11,7 @@ from privlint.fix.model import SAFE, UNSAFE, Fix, Plan, register
 from privlint.fix.render import render_statement
 from privlint.resolve import dotted_parts
 from privlint.versions import TargetRange
+from privlint.walk import walk
 
 TEMPLATE = {
     "statement": '''
@@ -53,7 +54,7 @@ def _alias_uses(module: cst.Module, name: str) -> tuple[set[str], bool]:
             if node.value == name:
                 other[0] = True
 
-    module.visit(Collect())
+    walk(module, Collect())
     return attributes, other[0]
 
 
