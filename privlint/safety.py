@@ -9,6 +9,8 @@ do parse are walked in a thread with a large stack and a high recursion limit.
 
 from __future__ import annotations
 
+import os
+import queue
 import re
 import subprocess
 import sys
@@ -57,28 +59,47 @@ def parse_would_fail(data: bytes) -> str | None:
     return None
 
 
+class _BigStack:
+    """One thread with a 512 MB stack that runs the calls given to it, one at a time. A new
+    thread per file cost more than the checks of many small files (the stack is mapped and
+    torn down each time); this one lives as long as its process."""
+
+    def __init__(self) -> None:
+        self.pid = os.getpid()
+        self.calls: queue.SimpleQueue = queue.SimpleQueue()
+        old_size = threading.stack_size()
+        threading.stack_size(512 * 1024 * 1024)
+        try:
+            threading.Thread(target=self._serve, daemon=True, name="privlint-big-stack").start()
+        finally:
+            threading.stack_size(old_size)
+
+    def _serve(self) -> None:
+        while True:
+            function, args, result, done = self.calls.get()
+            try:
+                result["value"] = function(*args)
+            except BaseException as exc:  # noqa: BLE001 - re-raised in the caller's thread
+                result["error"] = exc
+            done.set()
+
+
+_big_stack: _BigStack | None = None
+
+
 def with_big_stack(function: Callable[..., Any], *args: Any) -> Any:
     """Run `function` in a thread with a 512 MB stack and a recursion limit to match."""
+    global _big_stack
+    if _big_stack is None or _big_stack.pid != os.getpid():  # a forked worker has no thread
+        _big_stack = _BigStack()
     result: dict[str, Any] = {}
-
-    def target() -> None:
-        try:
-            result["value"] = function(*args)
-        except BaseException as exc:  # noqa: BLE001 - re-raised in the caller's thread
-            result["error"] = exc
-
+    done = threading.Event()
     old_limit = sys.getrecursionlimit()
-    old_size = threading.stack_size()
-    threading.stack_size(512 * 1024 * 1024)
     sys.setrecursionlimit(max(old_limit, 50_000))
     try:
-        thread = threading.Thread(target=target, daemon=True)
-        thread.start()
-    finally:
-        threading.stack_size(old_size)
-    try:
-        while thread.is_alive():
-            thread.join(0.2)  # short joins, so SIGINT/SIGTERM reach the main thread promptly
+        _big_stack.calls.put((function, args, result, done))
+        while not done.wait(0.2):
+            pass  # short waits, so SIGINT/SIGTERM reach the main thread promptly
     finally:
         sys.setrecursionlimit(old_limit)
     if "error" in result:
