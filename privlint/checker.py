@@ -124,8 +124,10 @@ def _parse(data: bytes, display: str, ctx: Context, dangerous: bool,
 
 
 def _place(raw, module, data: bytes, display: str, ctx: Context,
-           starts: list[int] | None = None) -> list[tuple[object, Finding]]:
-    """Positions, messages, selection and suppression, computed only for files with findings."""
+           starts: list[int] | None = None,
+           piece: slicing.Slice | None = None) -> list[tuple[object, Finding]]:
+    """Positions, messages, selection and suppression, computed only for files with findings.
+    `piece`: the slice `module` was parsed from (its lines are mapped back to the file's)."""
     from privlint.guards import admits
     from privlint.positions import spans
 
@@ -134,6 +136,9 @@ def _place(raw, module, data: bytes, display: str, ctx: Context,
     tops.update((id(ends[id(item.statement)]), item.top) for item in raw
                 if item.statement is not None and item.top is not None)
     where = spans(module, [item.node for item in raw] + list(ends.values()), tops, starts)
+    if piece is not None:
+        where = {key: (piece.original(line), column, piece.original(end_line), end_column)
+                 for key, (line, column, end_line, end_column) in where.items()}
     comments = noqa.directives(data)
     ignores = per_file_ignores(ctx.settings, display)
     gated_rule = ctx.engine[VERSION_GATED]
@@ -229,7 +234,7 @@ def check_source(data: bytes, display: str, ctx: Context, fix: str | None = None
     source = data
     # The first line of each module-level statement, from CPython's tree: positions are then
     # generated statement by statement (positions.py). For the whole file and for its slice.
-    whole_starts = slice_starts = None
+    whole_starts = piece = None
     if ctx.use_prefilter and not dangerous:
         reading = astgate.read(data, ctx.gate, astgate.Origin(ctx.project, name))
         if not reading.maybe:
@@ -239,24 +244,25 @@ def check_source(data: bytes, display: str, ctx: Context, fix: str | None = None
             piece = slicing.slice_source(data, reading.tree, reading.lines) \
                 if ctx.use_slicing and fix is None else None
             if piece is not None:
-                source, slice_starts = piece.source, piece.starts
+                source = piece.source
 
     def analyse(current: bytes):
         """(module, [(finding, fix or None)]), or (None, findings) if it cannot be analysed."""
+        sliced = piece is not None and current is source
         module, raw = _parse(current, display, ctx,
-                             dangerous if current is data or current is source
-                             else looks_dangerous(current), name)
+                             dangerous if current is data or sliced else looks_dangerous(current), name)
         if module is None:
+            if sliced:
+                return analyse(data)  # the file's own error, at the file's own line
             # Only files that could hold a finding are privlint's business (keeps the prefilter lossless).
             return None, (raw if relevant else [])
         try:
-            # A slice keeps every kept line where it was; the file's own comments say what is suppressed.
-            if current is source and source is not data and any(item.rule.fix for item in raw):
+            if sliced and any(item.rule.fix for item in raw):
                 return analyse(data)  # a fix is planned on the whole file, as it is applied
-            starts = slice_starts if current is source and source is not data \
-                else whole_starts if current is data else None
-            placed = _place(raw, module, data if current is source else current, display, ctx,
-                            starts) if raw else []
+            starts = piece.starts if sliced else whole_starts if current is data else None
+            # The file's own comments say what is suppressed.
+            placed = _place(raw, module, data if sliced else current, display, ctx,
+                            starts, piece if sliced else None) if raw else []
             return module, (_with_plans(placed, module, ctx) if placed else [])
         except RecursionError:
             return None, _file_error(ctx, display, SYNTAX_ERROR, "cannot analyse: nesting too deep")

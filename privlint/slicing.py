@@ -1,45 +1,96 @@
 """Hand libcst only the code a finding can depend on: the statements around the candidates.
 
-The `ast` gate (astgate.py) says on which lines a finding may sit. A slice keeps the top-level
-statements holding those lines, and every statement their outcome can depend on; it blanks
-the other statements' lines, so that every kept line keeps its number and its columns and
-libcst parses a fraction of the file. What a kept statement depends on, and is kept with it
-(repeated until nothing changes):
+The `ast` gate (astgate.py) says on which lines a finding may sit. A slice keeps the statements
+holding those lines, and every statement their outcome can depend on, as whole lines; the
+other lines are left out (libcst pays for every line, a blank one too), and each kept line
+remembers its number in the file, so positions are the file's own. A compound statement that
+is kept (a function, a class, an `if`, a loop, a `with`, a `try`'s body) is kept line by line
+too: its header, and among the statements of its bodies the ones chosen by the same rules.
+What a kept statement depends on, and is kept with it (repeated until nothing changes):
 
-- a statement that binds a name a kept statement mentions (an import, an assignment, a `def`
-  whose result is typed, a flag) — scopes ignored, which only keeps more;
-- a statement that mentions a private name a kept statement mentions (the detector's "the
-  project sets `_x` itself" and "make sure it exists" read the whole file);
-- module-level guards that hold for all the code below them: `assert`, and an `if` without
-  `else` whose body leaves (`raise`) or sets attributes; `from __future__` and star imports.
+- a statement that binds a name a kept statement mentions: looked up as the detector's
+  resolver does, in the statement's own function, then the functions around it, then the
+  module (a class body is not seen from its methods); an import, an assignment, a `def`;
+- `self.pg = ...` in any method of the class, when kept code reads `self.pg`;
+- the `return`s of a function (without a return annotation) whose name kept code mentions:
+  what they give types its calls;
+- a statement that mentions a private name a candidate's line mentions (the detector's "the
+  project sets `_x` itself", "make sure it exists" and a class's own `_x` read the whole file);
+- a guard with a candidate after it in its scope (`assert`; an `if` without `else` whose body
+  leaves or sets attributes), kept whole, and a statement holding such a guard; `from
+  __future__` and star imports;
+- in a function, `global` and `nonlocal`; in a class, the statements that are not
+  definitions or strings, kept whole.
 
-Inside a kept class, the same choice is made among the class's own statements (methods that
-set `self.pg` type `self.pg` in the others; private names set anywhere count). Files the
-slice cannot keep whole-line faithful (carriage returns, a BOM) or that star-import a module
-(whose names no statement shows) are not sliced.
+Some statements are kept for the shape of the code: the last statement of an `if` without
+`else` (whether its body "leaves" is read from it), a statement of every body (none can be
+empty), and two of a function's statements when it has two or more (a one-statement function
+`return hasattr(...)` is read as a capability predicate). A `try` with a candidate in a
+handler, `else` or `finally` is kept whole (a handler's guard reads the whole try body); a
+`match` is kept whole.
+
+Files the slice cannot keep whole-line faithful (carriage returns, a BOM) or that star-import
+a module (whose names no statement shows) are not sliced.
 """
 
 from __future__ import annotations
 
 import ast
 import re
+from bisect import bisect_left
 from dataclasses import dataclass, field
 
 _WORD = re.compile(rb"[A-Za-z_\x80-\xff][A-Za-z0-9_\x80-\xff]*")  # non-ASCII bytes are name bytes
+_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
+_OPENED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.If, ast.For, ast.AsyncFor,
+           ast.While, ast.With, ast.AsyncWith, ast.Try, ast.TryStar)
+# A `try` is kept line by line in its body only: its handlers guard it by what they catch and
+# repeat, and a handler's guard reads the whole body (so a use in a handler keeps it whole).
+_TRIES = (ast.Try, ast.TryStar)
 _BODIES = ("body", "orelse", "finalbody", "handlers", "cases")
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+
+MODULE, CLASS, FUNCTION = "module", "class", "function"
+NEARLY_ALL = 0.9  # a slice keeping this share of the lines is not worth making
+_SELF_ATTRIBUTE = re.compile(rb"\b(?:self|cls)\s*\.\s*([A-Za-z_\x80-\xff][A-Za-z0-9_\x80-\xff]*)")
 
 
-@dataclass
+@dataclass(eq=False)
+class _Scope:
+    """A scope of names, as the detector's resolver has them: a name a function mentions is
+    its own or its enclosing functions' or the module's (a class body is not seen from its
+    methods); `self.<attribute>` in a method is its class's."""
+
+    kind: str
+    end: int                             # its last line
+    parent: "_Scope | None" = None       # where its free names are looked up (never a class)
+    owner: "_Scope | None" = None        # the class whose `self` its code means
+    named: bytes = b""                   # a function whose returns type calls by this name
+    mentioned: set[bytes] = field(default_factory=set)
+    binders: dict[bytes, list["_Unit"]] = field(default_factory=dict)
+    # A class's attributes read through `self`, and the statements that store each.
+    needed: set[bytes] = field(default_factory=set)
+    storers: dict[bytes, list["_Unit"]] = field(default_factory=dict)
+
+
+@dataclass(eq=False)
+class _Body:
+    start: int                 # the first line after what introduces it (a header, `else:`)
+    units: list["_Unit"]
+
+
+@dataclass(eq=False)
 class _Unit:
     """One statement, or several that share a line (`a = 1; b = 2`)."""
 
-    first: int                                  # first line (decorators included), 1-based
+    first: int                 # first line (decorators included), 1-based
     last: int
     statements: list[ast.stmt]
-    words: frozenset[bytes] = frozenset()
-    binds: frozenset[bytes] = frozenset()
+    scope: _Scope
     kept: bool = False
-    inner: list["_Unit"] | None = field(default=None)  # a class's body, when sliced within
+    whole: bool = False        # keep every line (a guard, a `try`)
+    bodies: list[_Body] | None = None  # set when kept line by line
+    stores: set[bytes] | None = None   # the attributes it stores on `self`, once asked
 
 
 def _first_line(statement: ast.stmt) -> int:
@@ -47,7 +98,7 @@ def _first_line(statement: ast.stmt) -> int:
     return min([statement.lineno, *(d.lineno for d in decorators)]) if decorators else statement.lineno
 
 
-def _units(body: list[ast.stmt]) -> list[_Unit]:
+def _units(body: list[ast.stmt], scope: _Scope) -> list[_Unit]:
     units: list[_Unit] = []
     for statement in body:
         first, last = _first_line(statement), statement.end_lineno or statement.lineno
@@ -55,41 +106,42 @@ def _units(body: list[ast.stmt]) -> list[_Unit]:
             units[-1].last = max(units[-1].last, last)
             units[-1].statements.append(statement)
         else:
-            units.append(_Unit(first, last, [statement]))
+            units.append(_Unit(first, last, [statement], scope))
     return units
 
 
-def _bound_names(statement: ast.stmt) -> set[str]:
+def _children(node: ast.AST):
+    for name in node._fields:
+        value = getattr(node, name, None)
+        if type(value) is list:
+            yield from (item for item in value if isinstance(item, ast.AST))
+        elif isinstance(value, ast.AST):
+            yield value
+
+
+def _bound_names(statement: ast.stmt) -> set[bytes]:
     """Names a statement binds in the scope it runs in (not inside the functions and classes
     it defines)."""
-    found: set[str] = set()
+    found: set[bytes] = set()
     todo: list[ast.AST] = [statement]
     while todo:
         node = todo.pop()
         kind = type(node)
         if kind in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef):
-            found.add(node.name)
+            found.add(node.name.encode())
             continue
         if kind in (ast.Import, ast.ImportFrom):
             for alias in node.names:
-                found.add((alias.asname or alias.name).split(".")[0])
+                found.add((alias.asname or alias.name).split(".")[0].encode())
             continue
         if kind is ast.Name:
             if type(node.ctx) is not ast.Load:
-                found.add(node.id)
+                found.add(node.id.encode())
             continue
         if kind is ast.ExceptHandler and node.name:
-            found.add(node.name)
-        for name in node._fields:
-            value = getattr(node, name, None)
-            if type(value) is list:
-                todo.extend(item for item in value if isinstance(item, ast.AST))
-            elif isinstance(value, ast.AST):
-                todo.append(value)
+            found.add(node.name.encode())
+        todo.extend(_children(node))
     return found
-
-
-_SELF_ATTRIBUTE = re.compile(rb"\b(?:self|cls)\s*\.\s*([A-Za-z_]\w*)")
 
 
 def _on_self(node: ast.AST) -> bool:
@@ -97,29 +149,51 @@ def _on_self(node: ast.AST) -> bool:
         and node.value.id in ("self", "cls")
 
 
-def _self_stores(statement: ast.stmt) -> dict[bytes, set[bytes]]:
-    """The attributes a method assigns on `self` (`self.pg = mesh.get_group()` types
-    `self.pg`), each with the `self` attributes its value reads (`self.mesh` here)."""
-    stores: dict[bytes, set[bytes]] = {}
+# `self.x =`, `self.x: T`, `self.a, self.b =`, `for self.x in`: more than stores (a call's
+# argument `f(self.x, y)` looks the same), which `_stores_of` then tells apart.
+_STORE_LIKE = re.compile(rb"\b(?:self|cls)[ \t]*\.[ \t]*([A-Za-z_\x80-\xff][A-Za-z0-9_\x80-\xff]*)"
+                         rb"[ \t]*(?:=(?!=)|:|,|\)|\]|in\b)")
+
+
+def _stores_of(unit: "_Unit") -> set[bytes]:
+    if unit.stores is None:
+        unit.stores = {name for s in unit.statements for name in _self_stores(s)}
+    return unit.stores
+
+
+def _self_stores(statement: ast.stmt) -> set[bytes]:
+    """The attributes a statement assigns on `self` (`self.pg = mesh.get_group()` types
+    `self.pg` in every method of the class)."""
+    stores: set[bytes] = set()
     for node in ast.walk(statement):
         kind = type(node)
         if kind is ast.Assign:
-            targets, value = node.targets, node.value
-        elif kind is ast.AnnAssign:
-            targets, value = [node.target], node.value
-        elif kind is ast.For or kind is ast.AsyncFor:
-            targets, value = [node.target], node.iter
+            targets = node.targets
+        elif kind is ast.AnnAssign or kind is ast.For or kind is ast.AsyncFor:
+            targets = [node.target]
         else:
             continue
-        read = {child.attr.encode() for child in ast.walk(value) if _on_self(child)} \
-            if value is not None else set()
         for target in targets:
-            if _on_self(target):
-                stores.setdefault(target.attr.encode(), set()).update(read)
+            for part in ast.walk(target):
+                if _on_self(part):
+                    stores.add(part.attr.encode())
     return stores
 
 
-def _is_module_guard(statement: ast.stmt) -> bool:
+def _returns_here(statement: ast.stmt) -> bool:
+    """A `return` of the function this statement runs in (not of one it defines)."""
+    todo: list[ast.AST] = [statement]
+    while todo:
+        node = todo.pop()
+        if type(node) is ast.Return:
+            return True
+        todo.extend(child for child in _children(node)
+                    if not isinstance(child, _SCOPES) and isinstance(child, (ast.stmt, ast.excepthandler,
+                                                                              ast.match_case)))
+    return False
+
+
+def _is_guard(statement: ast.stmt) -> bool:
     """A statement whose guard holds for the code after it (detect.py's `leave_If`, `visit_Assert`)."""
     if isinstance(statement, ast.Assert):
         return True
@@ -138,108 +212,215 @@ def _is_module_guard(statement: ast.stmt) -> bool:
     return False
 
 
+def _nested_guards(statement: ast.stmt):
+    """The guards inside a compound statement's bodies (not inside the functions and classes
+    it defines)."""
+    todo = [child for name in _BODIES for child in getattr(statement, name, ()) or ()]
+    while todo:
+        inner = todo.pop()
+        if isinstance(inner, _SCOPES):
+            continue
+        if _is_guard(inner):
+            yield inner
+        todo.extend(child for name in _BODIES for child in getattr(inner, name, ()) or ())
+
+
+def _is_string(unit: _Unit) -> bool:
+    """A bare string statement: a docstring, which the predicate reading skips."""
+    statement = unit.statements[0]
+    return type(statement) is ast.Expr and type(statement.value) is ast.Constant \
+        and type(statement.value.value) is str
+
+
 def _private(words: frozenset[bytes]) -> frozenset[bytes]:
     return frozenset(w for w in words if w[:1] == b"_" and not (w[:2] == b"__" and w[-2:] == b"__"))
 
 
-def _words(lines: list[bytes], first: int, last: int) -> frozenset[bytes]:
-    return frozenset(_WORD.findall(b"\n".join(lines[first - 1:last])))
+def _quiet(text: bytes) -> bool:
+    stripped = text.strip()
+    return not stripped or stripped[:1] == b"#"
 
 
-def _has(unit: _Unit, candidates: frozenset[int]) -> bool:
-    return any(unit.first <= line <= unit.last for line in candidates)
+class _Slicer:
+    """Chooses what to keep: a work list of kept statements, each read once (whole, or opened
+    into its bodies), and per scope an index from names to the statements that bind them."""
 
+    def __init__(self, lines: list[bytes], candidates: frozenset[int], private: frozenset[bytes]):
+        self.lines = lines
+        self.candidates = sorted(candidates)
+        self.private = private
+        self.todo: list[_Unit] = []
+        self.functions: list[_Body] = []  # the bodies of the functions opened
+        self.bodies: list[_Body] = []
 
-def _slice_class(unit: _Unit, lines: list[bytes], candidates: frozenset[int],
-                 private: frozenset[bytes]) -> frozenset[bytes]:
-    """Keep, within a class, the statements the candidates depend on; return the words of
-    what is kept. A method's code sees the rest of its class only through `self.<attr>` (the
-    detector types `self.pg` from `self.pg = ...` in any method) and the private names the
-    class defines, so the class's other methods are left out."""
-    statement = unit.statements[0]
-    body = _units(statement.body)
-    if body[0].first <= statement.lineno:
-        unit.inner = None
-        return _words(lines, unit.first, unit.last)  # `class A: x = 1` on one line: whole
-    words = set(_words(lines, unit.first, body[0].first - 1))  # decorators, bases
-    for inner in body:
-        inner.words = _words(lines, inner.first, inner.last)
-        defines = isinstance(inner.statements[0], (ast.FunctionDef, ast.AsyncFunctionDef,
-                                                     ast.ClassDef))
-        # Statements of the class body itself (attributes, docstrings) are kept: they are
-        # small, and a candidate there reads the class scope like module code.
-        inner.kept = not defines or _has(inner, candidates) or bool(inner.words & private)
-    # The `self` attributes the candidates read, and what the statements that set them read.
-    attributes: set[bytes] = set()
-    for inner in body:
-        if inner.kept:
-            if len(inner.statements) == 1 and isinstance(inner.statements[0], ast.ClassDef):
-                words |= _slice_class(inner, lines, candidates, private)
-            else:
-                words |= inner.words
-            if _has(inner, candidates):
-                attributes |= set(_SELF_ATTRIBUTE.findall(b"\n".join(
-                    lines[inner.first - 1:inner.last])))
-    stores: list[dict[bytes, set[bytes]] | None] = [None] * len(body)  # read when needed
-    changed = True
-    while changed:
-        changed = False
-        for number, inner in enumerate(body):
-            if not attributes & inner.words or isinstance(inner.statements[0], ast.ClassDef):
-                continue  # it does not even say the attribute's name
-            sets = stores[number]
-            if sets is None:
-                sets = stores[number] = {k: v for s in inner.statements
-                                         for k, v in _self_stores(s).items()}
-            relevant = attributes.intersection(sets)
-            if relevant:
-                for name in relevant:
-                    attributes |= sets.pop(name)
-                changed = True
-                if not inner.kept:
-                    inner.kept = True
-                    words |= inner.words
-    if not any(inner.kept for inner in body):
-        body[0].kept = True  # a class needs a body
-        words |= body[0].words
-    unit.inner = body
-    return frozenset(words)
+    def words(self, first: int, last: int) -> frozenset[bytes]:
+        return frozenset(_WORD.findall(b"\n".join(self.lines[first - 1:last])))
 
+    def has_candidate(self, unit: _Unit) -> bool:
+        return self.has_candidate_in(unit.first, unit.last)
 
-def _choose(units: list[_Unit], lines: list[bytes], candidates: frozenset[int],
-            private: frozenset[bytes]) -> None:
-    """Mark the module's statements to keep: those with candidates, and what they depend on."""
-    mentioned: set[bytes] = set()
-    for unit in units:
-        unit.words = _words(lines, unit.first, unit.last)
-        unit.binds = frozenset(n.encode() for s in unit.statements for n in _bound_names(s))
-        unit.kept = _has(unit, candidates) or bool(unit.words & private) \
-            or any(_is_module_guard(s) for s in unit.statements)
-    done: set[int] = set()
-    changed = True
-    while changed:
-        changed = False
-        for index, unit in enumerate(units):
-            if not unit.kept and unit.binds & mentioned:
-                unit.kept = True
-            if unit.kept and index not in done:
-                done.add(index)
-                changed = True
-                if len(unit.statements) == 1 and isinstance(unit.statements[0], ast.ClassDef):
-                    mentioned |= _slice_class(unit, lines, candidates, private)
-                else:
-                    mentioned |= unit.words
+    def has_candidate_in(self, first: int, last: int) -> bool:
+        index = bisect_left(self.candidates, first)
+        return index < len(self.candidates) and self.candidates[index] <= last
+
+    def keep(self, unit: _Unit) -> None:
+        if not unit.kept:
+            unit.kept = True
+            self.todo.append(unit)
+
+    def mention(self, scope: _Scope, first: int, last: int) -> None:
+        """Lines `first`..`last` of code running in `scope` are kept: what they mention is
+        looked up there and in the scopes around it, and `self.<attribute>` in its class."""
+        words: set[bytes] = set(self.words(first, last))
+        if scope.owner is not None:
+            self.need(scope.owner, set(_SELF_ATTRIBUTE.findall(b"\n".join(self.lines[first - 1:last]))))
+        current: _Scope | None = scope if scope.kind != CLASS else scope.parent
+        while current is not None and words:
+            words -= current.mentioned  # an enclosing scope has every name its inner ones have
+            current.mentioned |= words
+            for word in words:
+                for unit in current.binders.pop(word, ()):
+                    self.keep(unit)
+            current = current.parent
+
+    def need(self, owner: _Scope, attributes: set[bytes]) -> None:
+        attributes -= owner.needed
+        owner.needed |= attributes
+        for attribute in attributes:
+            for unit in owner.storers.pop(attribute, ()):
+                if attribute in _stores_of(unit):
+                    self.keep(unit)
+
+    def add(self, units: list[_Unit]) -> None:
+        """Read a body's statements: keep those kept for their own sake, index the others."""
+        for unit in units:
+            scope = unit.scope
+            statement = unit.statements[0]
+            definition = isinstance(statement, (*_DEFS, ast.ClassDef))
+            guard = any(_is_guard(s) for s in unit.statements)
+            # A guard inside a compound statement narrows names for the rest of the scope too
+            # (`if c: assert isinstance(p, PG)`): such a statement is kept, to reach it.
+            nested = not guard and not definition and any(
+                self.has_candidate_in((inner.end_lineno or inner.lineno) + 1, scope.end)
+                for s in unit.statements for inner in _nested_guards(s))
+            unit.whole = guard or (scope.kind == CLASS and not definition) \
+                or any(type(s) is ast.Match for s in unit.statements) \
+                or (type(statement) in _TRIES and self.has_candidate_in(
+                    statement.body[-1].end_lineno + 1, unit.last))
+            # A guard holds for the code after it, up to the end of its scope (a narrowing
+            # `assert isinstance(p, DTensor)` too): it matters when a candidate is there.
+            keep = self.has_candidate(unit) or nested \
+                or (guard and self.has_candidate_in(unit.last + 1, scope.end)) \
+                or (scope.kind == CLASS and not definition and not _is_string(unit)) \
+                or bool(self.words(unit.first, unit.last) & self.private)
+            if scope.kind == FUNCTION and not keep:
+                keep = any(type(s) in (ast.Global, ast.Nonlocal) for s in unit.statements)
+                if not keep and scope.named and any(_returns_here(s) for s in unit.statements):
+                    # What the returns give types a call of the function by its name.
+                    if scope.named in scope.parent.mentioned:
+                        keep = True
+                    else:
+                        scope.parent.binders.setdefault(scope.named, []).append(unit)
+            if keep:
+                self.keep(unit)
+                continue
+            owner = scope if scope.kind == CLASS else scope.owner
+            # What it may store on `self`, read from the text (a tree walk only when it matters).
+            stores = set() if owner is None or isinstance(statement, ast.ClassDef) \
+                else set(_STORE_LIKE.findall(b"\n".join(self.lines[unit.first - 1:unit.last])))
+            binds = set() if scope.kind == CLASS \
+                else {name for s in unit.statements for name in _bound_names(s)}
+            if binds & scope.mentioned or (stores and stores & owner.needed & _stores_of(unit)):
+                self.keep(unit)
+                continue
+            for name in binds:
+                scope.binders.setdefault(name, []).append(unit)
+            for name in stores:
+                owner.storers.setdefault(name, []).append(unit)
+
+    def run(self) -> None:
+        while True:
+            while self.todo:
+                self.read(self.todo.pop())
+            if not self._shape():
+                return
+
+    def read(self, unit: _Unit) -> None:
+        statement = unit.statements[0]
+        if unit.whole or len(unit.statements) > 1 or not isinstance(statement, _OPENED):
+            self.mention(unit.scope, unit.first, unit.last)
+            return
+        outer = unit.scope
+        if isinstance(statement, _DEFS):
+            # A method's returns type nothing: the detector reads `self.m()` as untyped.
+            named = statement.name.encode() if statement.returns is None and outer.kind != CLASS else b""
+            scope = _Scope(FUNCTION, unit.last, outer if outer.kind != CLASS else outer.parent,
+                           outer if outer.kind == CLASS else outer.owner, named)
+        elif isinstance(statement, ast.ClassDef):
+            scope = _Scope(CLASS, unit.last, outer if outer.kind != CLASS else outer.parent)
+        else:
+            scope = outer
+        blocks = [statement.body]
+        if getattr(statement, "orelse", None) and type(statement) not in _TRIES:
+            blocks.append(statement.orelse)
+        bodies: list[_Body] = []
+        floor = unit.first
+        for block in blocks:
+            units = _units(block, scope)
+            start = units[0].first
+            while start - 1 > floor and _quiet(self.lines[start - 2]):
+                start -= 1
+            bodies.append(_Body(start, units))
+            floor = units[-1].last
+        unit.bodies = bodies
+        # The header (decorators, signature, test) runs in the scope around the statement.
+        self.mention(outer, unit.first, bodies[0].start - 1)
+        for before, body in zip(bodies, bodies[1:]):
+            self.mention(outer, before.units[-1].last + 1, body.start - 1)
+        if bodies[-1].units[-1].last < unit.last:  # a try's handlers, `else:` and `finally:`
+            self.mention(outer, bodies[-1].units[-1].last + 1, unit.last)
+        for body in bodies:
+            self.add(body.units)
+            self.bodies.append(body)
+        if isinstance(statement, _DEFS):
+            self.functions.append(bodies[0])
+        elif isinstance(statement, ast.If) and not statement.orelse:
+            self.keep(bodies[0].units[-1])  # the detector reads a body's last statement: does it leave?
+
+    def _shape(self) -> bool:
+        """Keep what the shape of the code needs; True if that kept anything. A function keeps
+        its only statement, or two of two or more (a function of one `return hasattr(...)` is
+        read as a predicate); every body keeps a statement (it cannot be empty)."""
+        added = False
+        for body in self.functions:
+            code = [unit for unit in body.units if not _is_string(unit)]
+            if sum(unit.kept for unit in code) < min(2, len(code)):
+                self.keep(min((unit for unit in code if not unit.kept),
+                              key=lambda unit: unit.last - unit.first))
+                added = True
+        for body in self.bodies:
+            if not any(unit.kept for unit in body.units):
+                self.keep(min(body.units, key=lambda unit: unit.last - unit.first))
+                added = True
+        return added
 
 
 @dataclass(frozen=True)
 class Slice:
+    """The kept lines, in order, with the others left out: libcst's parser pays for every line,
+    blank ones too (a blank line is a node). Columns are the file's own; lines are mapped back."""
+
     source: bytes
-    starts: list[int]  # the first line of each module-level statement kept (decorators included)
+    starts: list[int]   # the first line of each module-level statement kept, in `source`
+    numbers: list[int]  # the file's line number of each line of `source`
+
+    def original(self, line: int) -> int:
+        return self.numbers[line - 1] if 0 < line <= len(self.numbers) else line
 
 
 def statement_starts(tree: ast.Module) -> list[int]:
     """The first line of each module-level statement as libcst sees them (`a; b` is one)."""
-    return [unit.first for unit in _units(tree.body)]
+    return [unit.first for unit in _units(tree.body, _Scope(MODULE, 0))]
 
 
 def slice_source(data: bytes, tree: ast.Module, candidates: frozenset[int]) -> Slice | None:
@@ -247,7 +428,7 @@ def slice_source(data: bytes, tree: ast.Module, candidates: frozenset[int]) -> S
     if b"\r" in data or data.startswith(b"\xef\xbb\xbf"):
         return None
     lines = data.split(b"\n")
-    units = _units(tree.body)
+    units = _units(tree.body, _Scope(MODULE, len(lines)))
     if not units or not candidates or any(
             type(s) is ast.ImportFrom and s.names[0].name == "*" for s in tree.body):
         return None  # a star import binds names no statement shows (the detector's star roots)
@@ -255,26 +436,41 @@ def slice_source(data: bytes, tree: ast.Module, candidates: frozenset[int]) -> S
     # detector's whole-file reading of those names ("set here first", probes) is unchanged.
     private = _private(frozenset(w for line in candidates if 0 < line <= len(lines)
                                  for w in _WORD.findall(lines[line - 1])))
-    _choose(units, lines, candidates, private)
+    slicer = _Slicer(lines, candidates, private)
+    slicer.add(units)
+    slicer.run()
     keep = bytearray(len(lines) + 1)
     _mark(units, keep, lines, 1)
-    if sum(keep) * 10 >= len(lines) * 9:
+    numbers = [number for number in range(1, len(lines) + 1) if keep[number]]
+    if len(numbers) >= len(lines) * NEARLY_ALL:
         return None  # nearly everything: the whole file parses as fast
-    return Slice(b"\n".join(line if keep[number] else b"" for number, line in enumerate(lines, 1)),
-                 [unit.first for unit in units if unit.kept])
+    source = b"\n".join(lines[number - 1] for number in numbers)
+    if data.endswith(b"\n") and not source.endswith(b"\n"):
+        source += b"\n"
+    where = {number: index for index, number in enumerate(numbers, 1)}
+    starts = [where.get(unit.first) for unit in units if unit.kept]
+    if None in starts:
+        return None  # a statement whose first line is not kept: never expected, but then whole
+    return Slice(source, starts, numbers)
+
+
+def _span(keep: bytearray, first: int, last: int) -> None:
+    if last >= first:
+        keep[first:last + 1] = b"\x01" * (last - first + 1)
 
 
 def _mark(units: list[_Unit], keep: bytearray, lines: list[bytes], start: int) -> None:
     """Mark the lines of the kept statements, with the comments that libcst gives them (a
     finding's fingerprint hashes its statement with the comments above it). `start`: the
-    first line after what comes before these statements (the previous statement, a header)."""
+    first line after what introduces these statements (the file's start, a header)."""
     previous_end = start - 1
+    after_statement = False
     for unit in units:
         if unit.kept:
             # The comments above a statement are its own, except those indented deeper than it
-            # right after a block: the footer of the block before (kept with it, or not).
+            # right after another statement: the footer of the block before (kept with it, or not).
             indent = len(lines[unit.first - 1]) - len(lines[unit.first - 1].lstrip())
-            footer = previous_end < unit.first - 1
+            footer = after_statement
             for number in range(previous_end + 1, unit.first):
                 text = lines[number - 1]
                 stripped = text.lstrip()
@@ -282,10 +478,15 @@ def _mark(units: list[_Unit], keep: bytearray, lines: list[bytes], start: int) -
                     continue
                 footer = footer and not stripped
                 keep[number] = 1
-            if unit.inner is None:
-                keep[unit.first:unit.last + 1] = b"\x01" * (unit.last - unit.first + 1)
+            if unit.bodies is None:
+                _span(keep, unit.first, unit.last)
             else:
-                header_end = unit.inner[0].first  # decorators and the `class ...:` line(s)
-                keep[unit.first:header_end] = b"\x01" * (header_end - unit.first)
-                _mark(unit.inner, keep, lines, header_end)
+                bodies = unit.bodies
+                _span(keep, unit.first, bodies[0].start - 1)  # decorators, the header
+                for index, body in enumerate(bodies):
+                    if index:  # `else:` and the comments around it
+                        _span(keep, bodies[index - 1].units[-1].last + 1, body.start - 1)
+                    _mark(body.units, keep, lines, body.start)
+                _span(keep, bodies[-1].units[-1].last + 1, unit.last)  # a try's handlers
         previous_end = unit.last
+        after_statement = True

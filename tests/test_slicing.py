@@ -14,6 +14,7 @@ from privlint.astgate import gate_words, read
 from privlint.catalog import load_catalog
 from privlint.checker import Context, check_source
 from privlint.config import Settings
+from privlint import slicing
 from privlint.slicing import slice_source
 
 CATALOG = load_catalog()
@@ -25,21 +26,49 @@ UNFILTERED = Context.build(CATALOG, Settings(), use_prefilter=False)
 FILLER = "\n".join(f"def helper_{i}(x):\n    return x + {i}\n" for i in range(30))
 
 
+# Statements inside a function that no use depends on: `@BODY@` on a line of its own.
+BODY = "\n".join(f"v{i} = compute({i}, *rows)" for i in range(25))
+
+
 def _source(text: str) -> bytes:
     text = textwrap.dedent(text).lstrip("\n")
-    return text.replace("@FILLER4@", textwrap.indent(FILLER, "    ")).replace("@FILLER@", FILLER).encode()
+    text = text.replace("@FILLER4@", textwrap.indent(FILLER, "    ")).replace("@FILLER@", FILLER)
+    lines = []
+    for line in text.split("\n"):
+        if line.strip() == "@BODY@":
+            line = textwrap.indent(BODY, line[:len(line) - len(line.lstrip())])
+        lines.append(line)
+    return "\n".join(lines).encode()
+
+
+def _piece(data: bytes) -> slicing.Slice | None:
+    reading = read(data, WORDS)
+    assert reading.maybe and reading.tree is not None
+    return slice_source(data, reading.tree, reading.lines)
 
 
 def _sliced(data: bytes) -> bytes | None:
-    reading = read(data, WORDS)
-    assert reading.maybe and reading.tree is not None
-    piece = slice_source(data, reading.tree, reading.lines)
-    return piece.source if piece is not None else None
+    piece = _piece(data)
+    if piece is None:
+        return None
+    # Every line of a slice is a whole line of the file, in order, and says which one.
+    original = data.split(b"\n")
+    assert piece.numbers == sorted(set(piece.numbers))
+    for line, number in zip(piece.source.split(b"\n"), piece.numbers):
+        assert line == original[number - 1]
+    ast.parse(piece.source)
+    return piece.source
 
 
 def _report(data: bytes, ctx: Context) -> list:
     # A fingerprint (what baselines match on) is not part of a Finding's equality: compare it too.
     return [(finding, finding.fingerprint) for finding in check_source(data, "case.py", ctx).findings]
+
+
+@pytest.fixture
+def slice_everything(monkeypatch):
+    """Slice even where the slice keeps nearly every line: small programs test the slicer too."""
+    monkeypatch.setattr(slicing, "NEARLY_ALL", 2)
 
 
 def _same_report(data: bytes) -> list:
@@ -111,6 +140,172 @@ CASES = {
         # the use's own comment, part of its fingerprint
         limit = torch._dynamo.config.cache_size_limit
     """,
+    "a use deep in a long function": """
+        import torch.distributed as dist
+        def train(rows, out, inp):
+            @BODY@
+            for row in rows:
+                @BODY@
+                if row:
+                    dist._all_gather_base(out, inp)
+                @BODY@
+            @BODY@
+            return out
+    """,
+    "a guard early in the function": """
+        import torch.distributed as dist
+        def gather(out, inp):
+            if not hasattr(dist, "_all_gather_base"):
+                return None
+            @BODY@
+            dist._all_gather_base(out, inp)
+            @BODY@
+    """,
+    "a version check with both branches in a function": """
+        import torch
+        import torch.distributed as dist
+        def gather(out, inp):
+            @BODY@
+            if torch.__version__ >= "2.5":
+                @BODY@
+                dist._all_gather_base(out, inp)
+            else:
+                @BODY@
+                dist.all_gather_into_tensor(out, inp)
+            @BODY@
+    """,
+    "an elif chain": """
+        import torch
+        import torch.distributed as dist
+        def gather(out, inp, mode):
+            if mode == 1:
+                @BODY@
+            # a comment above the elif
+            elif torch.__version__ >= "2.5":
+                @BODY@
+                dist._all_gather_base(out, inp)
+            else:
+                @BODY@
+    """,
+    "a flag set earlier in the function": """
+        import torch.distributed as dist
+        def gather(out, inp):
+            has_base = hasattr(dist, "_all_gather_base")
+            @BODY@
+            if has_base:
+                dist._all_gather_base(out, inp)
+    """,
+    "a group typed earlier in the function": """
+        import torch.distributed as dist
+        def gather(out, inp, rows):
+            group = dist.new_group()
+            @BODY@
+            group._allgather_base(out, inp)
+    """,
+    "a try around the use": """
+        import torch.distributed as dist
+        def gather(out, inp):
+            try:
+                @BODY@
+                dist._all_gather_base(out, inp)
+            except AttributeError:
+                dist.all_gather_into_tensor(out, inp)
+            @BODY@
+    """,
+    "loops with else and a with block": """
+        import contextlib
+        import torch.distributed as dist
+        def gather(out, inp, rows):
+            while rows:
+                @BODY@
+            else:
+                @BODY@
+            for row in rows:
+                @BODY@
+            else:
+                with contextlib.suppress(AttributeError):
+                    @BODY@
+                    dist._all_gather_base(out, inp)
+    """,
+    "a two-statement helper is not a predicate": """
+        import torch.distributed as dist
+        def has_base():
+            note = "two statements"
+            return hasattr(dist, "_all_gather_base")
+        @FILLER@
+        def gather(out, inp):
+            if has_base():
+                dist._all_gather_base(out, inp)
+    """,
+    "a one-statement helper is a predicate": """
+        import torch.distributed as dist
+        def has_base():
+            return hasattr(dist, "_all_gather_base")
+        @FILLER@
+        def gather(out, inp):
+            @BODY@
+            if has_base():
+                dist._all_gather_base(out, inp)
+    """,
+    "a nested function's result": """
+        import torch.distributed as dist
+        def outer(out, inp):
+            def make():
+                @BODY@
+                return dist.new_group()
+            @BODY@
+            make()._allgather_base(out, inp)
+    """,
+    "an attribute set in the same method": """
+        import torch.distributed as dist
+        class Worker:
+            \"\"\"A docstring no use depends on.\"\"\"
+            def go(self, out, inp):
+                @BODY@
+                self.pg = dist.new_group()
+                @BODY@
+                self.pg._allgather_base(out, inp)
+    """,
+    "a narrowing assert": """
+        import torch
+        from torch.distributed.tensor import DTensor
+        def local(p):
+            @BODY@
+            assert isinstance(p, DTensor)
+            @BODY@
+            return p._local_tensor
+    """,
+    "comments above a use after statements left out in a function": """
+        import torch
+        def limit(rows):
+            @BODY@
+            for row in rows:
+                pass
+                # the footer of the loop
+            # the use's own comment, part of its fingerprint
+            value = torch._dynamo.config.cache_size_limit
+            @BODY@
+    """,
+    "an if whose body goes on after it raises": """
+        import torch.distributed as dist
+        def gather(out, inp):
+            @BODY@
+            if not hasattr(dist, "_all_gather_base"):
+                raise ImportError("no _all_gather_base")
+                print("never runs, but the body does not end by leaving")
+            dist._all_gather_base(out, inp)
+    """,
+    "a use in a handler, the fallback of the public API in the body": """
+        import torch
+        @FILLER@
+        def multiply(a, b, results):
+            try:
+                @BODY@
+                results.append(torch.nn.functional.grouped_mm(a, b))
+            except AttributeError:
+                results.append(torch._grouped_mm(a, b))
+            @BODY@
+    """,
     "a noqa comment on the use": """
         import torch.distributed as dist
         @FILLER@
@@ -120,22 +315,24 @@ CASES = {
 }
 
 
+WHOLE_BODIES = {"a use in a handler, the fallback of the public API in the body"}
+
+
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_a_slice_reports_what_the_whole_file_reports(name):
     data = _source(CASES[name])
     sliced = _sliced(data)
     assert sliced is not None, "the case should be sliced"
-    assert sliced.count(b"\n") == data.count(b"\n")
     assert b"helper_7" not in sliced  # the filler was left out
+    assert b"v7 = " not in sliced or name in WHOLE_BODIES
     _same_report(data)
 
 
-def test_a_slice_keeps_kept_lines_where_they_were():
+def test_a_slice_reports_the_file_s_own_lines():
     data = _source(CASES["the use far below its import"])
-    sliced = _sliced(data)
-    for before, after in zip(data.split(b"\n"), sliced.split(b"\n")):
-        assert after in (before, b"")
-    ast.parse(sliced)
+    piece = _piece(data)
+    assert piece.source.count(b"\n") < 10 < data.count(b"\n")
+    assert piece.starts == [1, piece.numbers.index(92) + 1]  # the import, the function
     findings = _same_report(data)
     assert [(f.line, f.column) for f in findings] == [(93, 5)]
 
@@ -191,5 +388,67 @@ def programs(draw) -> str:
 
 @settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
 @given(programs())
-def test_slicing_is_lossless_on_generated_programs(program):
+def test_slicing_is_lossless_on_generated_programs(slice_everything, program):
+    _same_report(program.encode())
+
+
+# Statements of a function body, some of them compound with bodies drawn the same way: uses,
+# what types them, guards of every form the detector reads, and statements nothing needs.
+INNER = [
+    "{a} = dist.new_group()",
+    "{a} = {b}",
+    "{a}._allgather_base(out, inp)",
+    "{a}._flatten('x')",
+    "{a}._private_thing = 1",
+    "self.{a} = dist.new_group()",
+    "self.{a}._allgather_base(out, inp)",
+    "if not hasattr({a}, '_allgather_base'):\n    return None",
+    "if not hasattr({a}, '_private_thing'):\n    {a}._private_thing = {{}}",
+    "assert isinstance({a}, ProcessGroup)",
+    "flag_{a} = hasattr({a}, '_allgather_base')",
+    "if flag_{b}:\n@",
+    "if hasattr({a}, '_allgather_base'):\n@\nelse:\n@",
+    "if torch.__version__ >= '2.5':\n@\nelif {a}:\n@",
+    "for {a} in rows:\n@",
+    "while {a}:\n@\nelse:\n@",
+    "try:\n@\nexcept AttributeError:\n@",
+    "try:\n@\nfinally:\n@",
+    "with contextlib.suppress(AttributeError):\n@",
+    "def inner_{a}():\n@",
+    "{a} = inner_{b}()",
+    "return {a}",
+    "# a note on {a}",
+    "x_{a} = 1; y_{a} = {a}",
+    "'''a string statement'''",
+    "unused_{a} = [i for i in range(3)]",
+]
+
+
+@st.composite
+def bodies(draw, depth: int = 0) -> str:
+    lines = []
+    for _ in range(draw(st.integers(1, 4 if depth else 7))):
+        template = draw(st.sampled_from(INNER if depth < 2 else [t for t in INNER if "@" not in t]))
+        text = template.format(a=draw(st.sampled_from(NAMES)), b=draw(st.sampled_from(NAMES)))
+        while "@" in text:
+            text = text.replace("@", textwrap.indent(draw(bodies(depth + 1)), "    "), 1)
+        lines.append(text)
+    return "\n".join(lines)
+
+
+@st.composite
+def function_programs(draw) -> str:
+    head = ("import contextlib\nimport torch\nimport torch.distributed as dist\n"
+            "from torch.distributed import ProcessGroup\n")
+    if draw(st.booleans()):
+        return head + "def f(self, out, inp, rows, pg):\n" + textwrap.indent(draw(bodies()), "    ") + "\n"
+    return (head + "class K:\n    def first(self, out, inp, rows, pg):\n"
+            + textwrap.indent(draw(bodies()), "        ")
+            + "\n    def second(self, out, inp, rows, pg):\n"
+            + textwrap.indent(draw(bodies()), "        ") + "\n")
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
+@given(function_programs())
+def test_slicing_inside_functions_is_lossless_on_generated_programs(slice_everything, program):
     _same_report(program.encode())
