@@ -227,7 +227,7 @@ class TextFilter:
                                 assigned = {a or b for a, b in _ASSIGNED_SELF.findall(data)}
                             look = match.group(1) in assigned
                         untyped += 1
-            if _DOTTED_SELF.search(data):
+            if any(_code_dot(data, match.start()) for match in _DOTTED_SELF.finditer(data)):
                 return True
             if (accesses > untyped or look) and self._typed_access(data):
                 return True
@@ -309,6 +309,17 @@ class TextFilter:
             elif values.typed_name(head):
                 return True
         return False
+
+def _code_dot(data: bytes, dot: int) -> bool:
+    """Whether a dot may be code: not one that ends a comment's sentence (`# Set it up.` above
+    `self._x = 1`). A `#` counts as a comment's only with no quote open before it on its line."""
+    line = data[data.rfind(b"\n", 0, dot) + 1:dot]
+    hash_at = line.find(b"#")
+    if hash_at < 0:
+        return True
+    before = line[:hash_at]
+    return before.count(b'"') % 2 == 1 or before.count(b"'") % 2 == 1
+
 
 def _bindings(data: bytes, name: bytes):
     """Where a file may give `name` a value: for an assignment, the rest of its line (a keyword
