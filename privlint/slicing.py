@@ -22,6 +22,11 @@ What a kept statement depends on, and is kept with it (repeated until nothing ch
 - in a function, `global` and `nonlocal`; in a class, the statements that are not
   definitions or strings, kept whole.
 
+A kept assignment of a list, dict, set or tuple display written one bracket to a line
+(`TABLE = {` ... `}`) leaves out the lines between its brackets when none holds a candidate,
+a private name the candidates use, or a walrus: the detector types any display as a plain
+literal, whatever it holds.
+
 Some statements are kept for the shape of the code: the last statement of an `if` without
 `else` (whether its body "leaves" is read from it), a statement of every body (none can be
 empty), and two of a function's statements when it has two or more (a one-statement function
@@ -91,6 +96,7 @@ class _Unit:
     whole: bool = False        # keep every line (a guard, a `try`)
     bodies: list[_Body] | None = None  # set when kept line by line
     stores: set[bytes] | None = None   # the attributes it stores on `self`, once asked
+    inside: tuple[int, int] | None = None  # lines left out inside a kept display (`X = {`...`}`)
 
 
 def _first_line(statement: ast.stmt) -> int:
@@ -348,7 +354,12 @@ class _Slicer:
     def read(self, unit: _Unit) -> None:
         statement = unit.statements[0]
         if unit.whole or len(unit.statements) > 1 or not isinstance(statement, _OPENED):
-            self.mention(unit.scope, unit.first, unit.last)
+            unit.inside = self._display_inside(unit)
+            if unit.inside is None:
+                self.mention(unit.scope, unit.first, unit.last)
+            else:
+                self.mention(unit.scope, unit.first, unit.inside[0] - 1)
+                self.mention(unit.scope, unit.inside[1] + 1, unit.last)
             return
         outer = unit.scope
         if isinstance(statement, _DEFS):
@@ -386,6 +397,28 @@ class _Slicer:
             self.functions.append(bodies[0])
         elif isinstance(statement, ast.If) and not statement.orelse:
             self.keep(bodies[0].units[-1])  # the detector reads a body's last statement: does it leave?
+
+    def _display_inside(self, unit: _Unit) -> tuple[int, int] | None:
+        """The lines between the brackets of a list, dict, set or tuple that an assignment
+        gives (`TABLE = {` ... `}`), when nothing there can matter: the detector types any such
+        display as a plain literal, whatever it holds. None when that cannot be told."""
+        if len(unit.statements) > 1 or self.has_candidate(unit):
+            return None
+        statement = unit.statements[0]
+        value = getattr(statement, "value", None) if type(statement) in (ast.Assign, ast.AnnAssign) else None
+        if type(value) not in (ast.Dict, ast.List, ast.Set, ast.Tuple) \
+                or value.end_lineno - value.lineno < 3 or value.end_lineno != statement.end_lineno:
+            return None
+        opening, closing = self.lines[value.lineno - 1], self.lines[value.end_lineno - 1]
+        if opening.rstrip()[-1:] not in (b"[", b"{", b"(") \
+                or len(opening.rstrip()) != value.col_offset + 1 \
+                or closing.lstrip()[:1] not in (b"]", b"}", b")") \
+                or len(closing) - len(closing.lstrip()) != value.end_col_offset - 1:
+            return None  # not one bracket alone at the end of the first line, at the start of the last
+        if self.words(unit.first, unit.last) & self.private \
+                or any(type(node) is ast.NamedExpr for node in ast.walk(value)):
+            return None  # a private name the candidates use; a walrus binds a name
+        return value.lineno + 1, value.end_lineno - 1
 
     def _shape(self) -> bool:
         """Keep what the shape of the code needs; True if that kept anything. A function keeps
@@ -478,7 +511,10 @@ def _mark(units: list[_Unit], keep: bytearray, lines: list[bytes], start: int) -
                     continue
                 footer = footer and not stripped
                 keep[number] = 1
-            if unit.bodies is None:
+            if unit.bodies is None and unit.inside is not None:
+                _span(keep, unit.first, unit.inside[0] - 1)
+                _span(keep, unit.inside[1] + 1, unit.last)
+            elif unit.bodies is None:
                 _span(keep, unit.first, unit.last)
             else:
                 bodies = unit.bodies

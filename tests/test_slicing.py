@@ -28,6 +28,7 @@ FILLER = "\n".join(f"def helper_{i}(x):\n    return x + {i}\n" for i in range(30
 
 # Statements inside a function that no use depends on: `@BODY@` on a line of its own.
 BODY = "\n".join(f"v{i} = compute({i}, *rows)" for i in range(25))
+ROWS = "\n".join(f"compute({i}, v7 = {i})," for i in range(25))  # the elements of a display
 
 
 def _source(text: str) -> bytes:
@@ -35,8 +36,9 @@ def _source(text: str) -> bytes:
     text = text.replace("@FILLER4@", textwrap.indent(FILLER, "    ")).replace("@FILLER@", FILLER)
     lines = []
     for line in text.split("\n"):
-        if line.strip() == "@BODY@":
-            line = textwrap.indent(BODY, line[:len(line) - len(line.lstrip())])
+        if line.strip() in ("@BODY@", "@ROWS@"):
+            filler = BODY if line.strip() == "@BODY@" else ROWS
+            line = textwrap.indent(filler, line[:len(line) - len(line.lstrip())])
         lines.append(line)
     return "\n".join(lines).encode()
 
@@ -306,6 +308,35 @@ CASES = {
                 results.append(torch._grouped_mm(a, b))
             @BODY@
     """,
+    "a long table the use reads": """
+        import torch
+        from helpers import make_group
+        TABLE = [
+            make_group(),
+            @ROWS@
+        ]
+        def gather(out, inp):
+            TABLE[0]._allgather_base(out, inp)
+            return torch._dynamo.config.cache_size_limit
+    """,
+    "a table with a walrus inside": """
+        import torch.distributed as dist
+        @FILLER@
+        TABLE = [
+            (group := dist.new_group()),
+            @ROWS@
+        ]
+        group._allgather_base(out, inp)
+    """,
+    "a table that sets a private name the use reads": """
+        import torch.distributed as dist
+        @FILLER@
+        TABLE = [
+            setattr(dist, "_zzz_private", print),
+            @ROWS@
+        ]
+        dist._zzz_private("x")
+    """,
     "a noqa comment on the use": """
         import torch.distributed as dist
         @FILLER@
@@ -315,7 +346,8 @@ CASES = {
 }
 
 
-WHOLE_BODIES = {"a use in a handler, the fallback of the public API in the body"}
+WHOLE_BODIES = {"a use in a handler, the fallback of the public API in the body",
+                "a table with a walrus inside", "a table that sets a private name the use reads"}
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
