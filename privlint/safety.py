@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import queue
 import re
+import signal
 import subprocess
 import sys
 import threading
@@ -75,6 +76,10 @@ class _BigStack:
             threading.stack_size(old_size)
 
     def _serve(self) -> None:
+        # Interrupts are the main thread's: it holds them back while it writes a file
+        # (writer.py), which only works if no other thread can take them in its place.
+        if hasattr(signal, "pthread_sigmask"):
+            signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
         while True:
             function, args, result, done = self.calls.get()
             try:

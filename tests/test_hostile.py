@@ -161,3 +161,14 @@ def test_config_errors_never_traceback(project):
     result = run_privlint("check", cwd=project)
     assert result.returncode == 2 and "b.toml" in result.stderr and "duplicate rule code PRV950" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+@pytest.mark.skipif(not hasattr(signal, "pthread_sigmask"), reason="POSIX signal masks")
+def test_the_checking_thread_leaves_interrupts_to_the_main_thread():
+    # The main thread holds SIGINT/SIGTERM back while it replaces a file; a thread that could
+    # take them instead would let an interrupt land between a temporary file and its rename.
+    from privlint.safety import with_big_stack
+
+    blocked = with_big_stack(signal.pthread_sigmask, signal.SIG_BLOCK, [])
+    assert {signal.SIGINT, signal.SIGTERM} <= set(blocked)
+    assert signal.SIGINT not in signal.pthread_sigmask(signal.SIG_BLOCK, [])
