@@ -7,6 +7,7 @@ Bad input never raises: it becomes a finding (PRV002 unparsable, PRV003 unreadab
 from __future__ import annotations
 
 import hashlib
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -40,6 +41,9 @@ class Context:
     use_slicing: bool = True            # hand libcst only the statements around candidates
     engine: dict[str, Rule] = field(default_factory=dict)
     project: "ProjectIndex | None" = None  # the project's own modules, read on demand
+    # The words a line needs to hold a finding some fix covers (`_dynamo` and `disable`): a
+    # file with such a line is analysed whole at once, as its fix is planned on the whole file.
+    fixable: tuple[frozenset[bytes], ...] = ()
 
     @classmethod
     def build(cls, catalog: Catalog, settings: Settings, use_prefilter: bool = True,
@@ -57,9 +61,32 @@ class Context:
         engine = {name: catalog.engine_rule(name) for name in (VERSION_GATED, SYNTAX_ERROR, IO_ERROR)}
         from privlint.project import ProjectIndex
 
+        fixable = tuple({frozenset(word.encode() for word in _fixable_words(rule.api))
+                         for rule in catalog.rules if rule.fix})
         return cls(catalog, settings, Selection.from_settings(settings), target,
                    prefilter.build(catalog), astgate.gate_words(catalog), use_prefilter,
-                   use_slicing, engine, ProjectIndex(settings.project_root, catalog))
+                   use_slicing, engine, ProjectIndex(settings.project_root, catalog), fixable)
+
+
+def _fixable_words(api: str) -> list[str]:
+    """`torch._dynamo.disable` -> `_dynamo`, `disable`: its first private part and its last."""
+    parts = api.rstrip(".*").split(".")
+    private = [part for part in parts if part.startswith("_")]
+    return [private[0], parts[-1]] if private else [parts[-1]]
+
+
+def _may_be_fixable(data: bytes, lines: frozenset[int], fixable: tuple[frozenset[bytes], ...]) -> bool:
+    """Whether a candidate line holds every word of a fixable rule (over-approximately)."""
+    text = data.split(b"\n")
+    for line in lines:
+        if 0 < line <= len(text):
+            words = set(_WORD.findall(text[line - 1]))
+            if any(needed <= words for needed in fixable):
+                return True
+    return False
+
+
+_WORD = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
 
 
 @dataclass
@@ -242,7 +269,8 @@ def check_source(data: bytes, display: str, ctx: Context, fix: str | None = None
         if reading.tree is not None:
             whole_starts = slicing.statement_starts(reading.tree)
             piece = slicing.slice_source(data, reading.tree, reading.lines) \
-                if ctx.use_slicing and fix is None else None
+                if ctx.use_slicing and fix is None \
+                and not _may_be_fixable(data, reading.lines, ctx.fixable) else None
             if piece is not None:
                 source = piece.source
 

@@ -3,6 +3,7 @@ the report is the one the whole file gives, finding for finding, position for po
 
 from __future__ import annotations
 
+import dataclasses
 import ast
 import textwrap
 
@@ -19,7 +20,9 @@ from privlint.slicing import slice_source
 
 CATALOG = load_catalog()
 WORDS = gate_words(CATALOG)
-SLICED = Context.build(CATALOG, Settings())
+# Sliced even where a fix may be planned (a real run analyses such files whole at once):
+# the slice must then give the findings the whole file gives.
+SLICED = dataclasses.replace(Context.build(CATALOG, Settings()), fixable=())
 WHOLE = Context.build(CATALOG, Settings(), use_slicing=False)
 UNFILTERED = Context.build(CATALOG, Settings(), use_prefilter=False)
 
@@ -484,3 +487,16 @@ def function_programs(draw) -> str:
 @given(function_programs())
 def test_slicing_inside_functions_is_lossless_on_generated_programs(slice_everything, program):
     _same_report(program.encode())
+
+
+def test_a_file_with_a_fixable_use_is_analysed_whole_at_once():
+    from privlint.checker import _may_be_fixable
+
+    whole = Context.build(CATALOG, Settings())
+    data = _source(CASES["a guard early in the function"])  # `dist._all_gather_base`: fixable
+    lines = read(data, WORDS).lines
+    assert _may_be_fixable(data, lines, whole.fixable)
+    assert not _may_be_fixable(data, lines, ())
+    unfixable = _source(CASES["a long table the use reads"])  # `torch._dynamo.config`: no fix
+    assert not _may_be_fixable(unfixable, read(unfixable, WORDS).lines, whole.fixable)
+    assert [f for f, _ in _report(data, whole)] == _same_report(data)
