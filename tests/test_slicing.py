@@ -500,3 +500,13 @@ def test_a_file_with_a_fixable_use_is_analysed_whole_at_once():
     unfixable = _source(CASES["a long table the use reads"])  # `torch._dynamo.config`: no fix
     assert not _may_be_fixable(unfixable, read(unfixable, WORDS).lines, whole.fixable)
     assert [f for f, _ in _report(data, whole)] == _same_report(data)
+    # A fixable name in a `try` is most often its guarded fallback: sliced first, as usual.
+    guarded = _source("""
+        try:
+            from torch.optim.lr_scheduler import LRScheduler
+        except ImportError:
+            from torch.optim.lr_scheduler import _LRScheduler as LRScheduler
+    """)
+    reading = read(guarded, WORDS)
+    assert _may_be_fixable(guarded, reading.lines, whole.fixable)
+    assert not _may_be_fixable(guarded, reading.lines, whole.fixable, reading.tree)
