@@ -277,7 +277,7 @@ def test_pp2_reshape_fallback_fails_on_a_crossed_group_name(tmp_path):
     name covers ranks [0, 1] on some ranks and [2, 3] on others."""
     result = run_privlint("verify", str(VERIFY / "pp_reshape_fallback.py"),
                           "--call", "build(device_type, world_size)", "--nproc", "4",
-                          "--timeout", "25", "--json", cwd=tmp_path, timeout=120)
+                          "--timeout", "90", "--json", cwd=tmp_path, timeout=200)
     assert result.returncode == 1, result.stdout[-3000:] + result.stderr[-2000:]
     failures = json.loads(result.stdout)["calls"][0]["failures"]
     crossed = [f for f in failures if "has different members on different ranks" in f]
