@@ -232,12 +232,13 @@ def _fields(kind: type) -> tuple[str, ...]:
     return fields
 
 
-_BODIES = ("body", "orelse", "finalbody", "handlers", "cases")
+BODIES = ("body", "orelse", "finalbody", "handlers", "cases")  # where statements hold statements
 
 
-def _returns(function: ast.FunctionDef | ast.AsyncFunctionDef):
-    """The `return` statements of a function itself (not of functions inside it)."""
-    todo = list(function.body)
+def returns_in(statements: list[ast.stmt]):
+    """The `return` statements among these statements and the blocks inside them (not inside
+    the functions and classes they define)."""
+    todo = list(statements)
     while todo:
         statement = todo.pop()
         kind = type(statement)
@@ -246,7 +247,7 @@ def _returns(function: ast.FunctionDef | ast.AsyncFunctionDef):
         elif kind is ast.FunctionDef or kind is ast.AsyncFunctionDef or kind is ast.ClassDef:
             continue
         else:
-            for name in _BODIES:
+            for name in BODIES:
                 todo.extend(getattr(statement, name, ()) or ())
 
 
@@ -338,7 +339,7 @@ def _candidates(tree: ast.Module, words: GateWords, origin: Origin, everywhere: 
         elif kind is ast.FunctionDef or kind is ast.AsyncFunctionDef:
             # What a function here returns may be typed (the detector follows its returns).
             came = _annotation(node.returns)
-            for returned in _returns(node):
+            for returned in returns_in(node.body):
                 came |= _value(returned.value, members)
             if came:
                 flows.append((node.name, came))

@@ -7,7 +7,6 @@ Bad input never raises: it becomes a finding (PRV002 unparsable, PRV003 unreadab
 from __future__ import annotations
 
 import hashlib
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -73,25 +72,6 @@ def _fixable_words(api: str) -> list[str]:
     parts = api.rstrip(".*").split(".")
     private = [part for part in parts if part.startswith("_")]
     return [private[0], parts[-1]] if private else [parts[-1]]
-
-
-def _may_be_fixable(data: bytes, lines: frozenset[int], fixable: tuple[frozenset[bytes], ...],
-                    tree=None) -> bool:
-    """Whether a candidate line holds every word of a fixable rule, outside a `try` (where the
-    use is most often a guarded fallback, which needs no fix): worth analysing whole at once."""
-    text = data.split(b"\n")
-    found = [line for line in lines if 0 < line <= len(text)
-             and any(needed <= set(_WORD.findall(text[line - 1])) for needed in fixable)]
-    if not found or tree is None:
-        return bool(found)
-    import ast
-
-    tries = [(node.lineno, node.end_lineno or node.lineno) for node in ast.walk(tree)
-             if isinstance(node, (ast.Try, getattr(ast, "TryStar", ast.Try)))]
-    return any(not any(first <= line <= last for first, last in tries) for line in found)
-
-
-_WORD = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
 
 
 @dataclass
@@ -275,7 +255,7 @@ def check_source(data: bytes, display: str, ctx: Context, fix: str | None = None
             whole_starts = slicing.statement_starts(reading.tree)
             piece = slicing.slice_source(data, reading.tree, reading.lines) \
                 if ctx.use_slicing and fix is None \
-                and not _may_be_fixable(data, reading.lines, ctx.fixable, reading.tree) else None
+                and not slicing.fixable_outside_try(data, reading.tree, reading.lines, ctx.fixable) else None
             if piece is not None:
                 source = piece.source
 

@@ -45,6 +45,8 @@ import re
 from bisect import bisect_left
 from dataclasses import dataclass, field
 
+from privlint.astgate import BODIES, returns_in
+
 _WORD = re.compile(rb"[A-Za-z_\x80-\xff][A-Za-z0-9_\x80-\xff]*")  # non-ASCII bytes are name bytes
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _OPENED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.If, ast.For, ast.AsyncFor,
@@ -52,7 +54,6 @@ _OPENED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.If, ast.For,
 # A `try` is kept line by line in its body only: its handlers guard it by what they catch and
 # repeat, and a handler's guard reads the whole body (so a use in a handler keeps it whole).
 _TRIES = (ast.Try, ast.TryStar)
-_BODIES = ("body", "orelse", "finalbody", "handlers", "cases")
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 
 MODULE, CLASS, FUNCTION = "module", "class", "function"
@@ -97,6 +98,7 @@ class _Unit:
     bodies: list[_Body] | None = None  # set when kept line by line
     stores: set[bytes] | None = None   # the attributes it stores on `self`, once asked
     inside: tuple[int, int] | None = None  # lines left out inside a kept display (`X = {`...`}`)
+    words: frozenset[bytes] | None = None  # the names its lines mention, once asked
 
 
 def _first_line(statement: ast.stmt) -> int:
@@ -114,15 +116,6 @@ def _units(body: list[ast.stmt], scope: _Scope) -> list[_Unit]:
         else:
             units.append(_Unit(first, last, [statement], scope))
     return units
-
-
-def _children(node: ast.AST):
-    for name in node._fields:
-        value = getattr(node, name, None)
-        if type(value) is list:
-            yield from (item for item in value if isinstance(item, ast.AST))
-        elif isinstance(value, ast.AST):
-            yield value
 
 
 def _bound_names(statement: ast.stmt) -> set[bytes]:
@@ -146,7 +139,7 @@ def _bound_names(statement: ast.stmt) -> set[bytes]:
             continue
         if kind is ast.ExceptHandler and node.name:
             found.add(node.name.encode())
-        todo.extend(_children(node))
+        todo.extend(ast.iter_child_nodes(node))
     return found
 
 
@@ -186,19 +179,6 @@ def _self_stores(statement: ast.stmt) -> set[bytes]:
     return stores
 
 
-def _returns_here(statement: ast.stmt) -> bool:
-    """A `return` of the function this statement runs in (not of one it defines)."""
-    todo: list[ast.AST] = [statement]
-    while todo:
-        node = todo.pop()
-        if type(node) is ast.Return:
-            return True
-        todo.extend(child for child in _children(node)
-                    if not isinstance(child, _SCOPES) and isinstance(child, (ast.stmt, ast.excepthandler,
-                                                                              ast.match_case)))
-    return False
-
-
 def _is_guard(statement: ast.stmt) -> bool:
     """A statement whose guard holds for the code after it (detect.py's `leave_If`, `visit_Assert`)."""
     if isinstance(statement, ast.Assert):
@@ -221,14 +201,14 @@ def _is_guard(statement: ast.stmt) -> bool:
 def _nested_guards(statement: ast.stmt):
     """The guards inside a compound statement's bodies (not inside the functions and classes
     it defines)."""
-    todo = [child for name in _BODIES for child in getattr(statement, name, ()) or ()]
+    todo = [child for name in BODIES for child in getattr(statement, name, ()) or ()]
     while todo:
         inner = todo.pop()
         if isinstance(inner, _SCOPES):
             continue
         if _is_guard(inner):
             yield inner
-        todo.extend(child for name in _BODIES for child in getattr(inner, name, ()) or ())
+        todo.extend(child for name in BODIES for child in getattr(inner, name, ()) or ())
 
 
 def _is_string(unit: _Unit) -> bool:
@@ -261,6 +241,11 @@ class _Slicer:
 
     def words(self, first: int, last: int) -> frozenset[bytes]:
         return frozenset(_WORD.findall(b"\n".join(self.lines[first - 1:last])))
+
+    def unit_words(self, unit: _Unit) -> frozenset[bytes]:
+        if unit.words is None:
+            unit.words = self.words(unit.first, unit.last)
+        return unit.words
 
     def has_candidate(self, unit: _Unit) -> bool:
         return self.has_candidate_in(unit.first, unit.last)
@@ -318,10 +303,10 @@ class _Slicer:
             keep = self.has_candidate(unit) or nested \
                 or (guard and self.has_candidate_in(unit.last + 1, scope.end)) \
                 or (scope.kind == CLASS and not definition and not _is_string(unit)) \
-                or bool(self.words(unit.first, unit.last) & self.private)
+                or bool(self.unit_words(unit) & self.private)
             if scope.kind == FUNCTION and not keep:
                 keep = any(type(s) in (ast.Global, ast.Nonlocal) for s in unit.statements)
-                if not keep and scope.named and any(_returns_here(s) for s in unit.statements):
+                if not keep and scope.named and next(returns_in(unit.statements), None) is not None:
                     # What the returns give types a call of the function by its name.
                     if scope.named in scope.parent.mentioned:
                         keep = True
@@ -415,7 +400,7 @@ class _Slicer:
                 or closing.lstrip()[:1] not in (b"]", b"}", b")") \
                 or len(closing) - len(closing.lstrip()) != value.end_col_offset - 1:
             return None  # not one bracket alone at the end of the first line, at the start of the last
-        if self.words(unit.first, unit.last) & self.private \
+        if self.unit_words(unit) & self.private \
                 or any(type(node) is ast.NamedExpr for node in ast.walk(value)):
             return None  # a private name the candidates use; a walrus binds a name
         return value.lineno + 1, value.end_lineno - 1
@@ -457,7 +442,7 @@ def statement_starts(tree: ast.Module) -> list[int]:
 
 
 def slice_source(data: bytes, tree: ast.Module, candidates: frozenset[int]) -> Slice | None:
-    """The file with every line outside the kept statements blanked; None to parse it whole."""
+    """The kept lines of the file (see Slice); None to parse it whole."""
     if b"\r" in data or data.startswith(b"\xef\xbb\xbf"):
         return None
     lines = data.split(b"\n")
@@ -485,6 +470,21 @@ def slice_source(data: bytes, tree: ast.Module, candidates: frozenset[int]) -> S
     if None in starts:
         return None  # a statement whose first line is not kept: never expected, but then whole
     return Slice(source, starts, numbers)
+
+
+def fixable_outside_try(data: bytes, tree: ast.Module | None, candidates: frozenset[int],
+                        fixable: tuple[frozenset[bytes], ...]) -> bool:
+    """Whether a candidate line holds every word of a fixable rule (`_dynamo` and `disable`)
+    outside a `try` (where the use is most often a guarded fallback, which needs no fix): such
+    a file is worth analysing whole at once, as its fix is planned on the whole file."""
+    lines = data.split(b"\n")
+    found = [line for line in candidates if 0 < line <= len(lines)
+             and any(needed <= set(_WORD.findall(lines[line - 1])) for needed in fixable)]
+    if not found or tree is None:
+        return bool(found)
+    tries = [(node.lineno, node.end_lineno or node.lineno) for node in ast.walk(tree)
+             if type(node) in _TRIES]
+    return any(not any(first <= line <= last for first, last in tries) for line in found)
 
 
 def _span(keep: bytearray, first: int, last: int) -> None:

@@ -280,6 +280,17 @@ CASES = {
             @BODY@
             return p._local_tensor
     """,
+    "a narrowing assert inside an if": """
+        import torch.distributed as dist
+        from torch.distributed import ProcessGroup
+        def gather(out, inp, flag):
+            @BODY@
+            if flag:
+                assert isinstance(dist, ProcessGroup)
+            @BODY@
+            group = dist.new_group()
+            group._allgather_base(out, inp)
+    """,
     "comments above a use after statements left out in a function": """
         import torch
         def limit(rows):
@@ -490,15 +501,13 @@ def test_slicing_inside_functions_is_lossless_on_generated_programs(slice_everyt
 
 
 def test_a_file_with_a_fixable_use_is_analysed_whole_at_once():
-    from privlint.checker import _may_be_fixable
-
     whole = Context.build(CATALOG, Settings())
     data = _source(CASES["a guard early in the function"])  # `dist._all_gather_base`: fixable
     lines = read(data, WORDS).lines
-    assert _may_be_fixable(data, lines, whole.fixable)
-    assert not _may_be_fixable(data, lines, ())
+    assert slicing.fixable_outside_try(data, None, lines, whole.fixable)
+    assert not slicing.fixable_outside_try(data, None, lines, ())
     unfixable = _source(CASES["a long table the use reads"])  # `torch._dynamo.config`: no fix
-    assert not _may_be_fixable(unfixable, read(unfixable, WORDS).lines, whole.fixable)
+    assert not slicing.fixable_outside_try(unfixable, None, read(unfixable, WORDS).lines, whole.fixable)
     assert [f for f, _ in _report(data, whole)] == _same_report(data)
     # A fixable name in a `try` is most often its guarded fallback: sliced first, as usual.
     guarded = _source("""
@@ -508,5 +517,5 @@ def test_a_file_with_a_fixable_use_is_analysed_whole_at_once():
             from torch.optim.lr_scheduler import _LRScheduler as LRScheduler
     """)
     reading = read(guarded, WORDS)
-    assert _may_be_fixable(guarded, reading.lines, whole.fixable)
-    assert not _may_be_fixable(guarded, reading.lines, whole.fixable, reading.tree)
+    assert slicing.fixable_outside_try(guarded, None, reading.lines, whole.fixable)
+    assert not slicing.fixable_outside_try(guarded, reading.tree, reading.lines, whole.fixable)
