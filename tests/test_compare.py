@@ -101,3 +101,20 @@ def test_verify_says_what_runs_and_the_time_left_on_a_terminal(tmp_path):
     assert proc.returncode == 1  # the hang is a FAIL
     assert b"2 ranks on cpu (gloo) running for" in shown and b"s left before the timeout" in shown
     assert b"left before the timeout" not in proc.stdout
+
+
+def test_one_side_hanging_inside_the_call_while_the_other_returned_fails_naming_both():
+    """The other outcome of the same race: ranks 2 and 3 never get through the rendezvous, so
+    only one member list is ever reported and no name is seen crossed."""
+    results = _results(lambda members: "17")[:2]
+    progress = {2: "call 1 B: evaluating", 3: "call 1 B: evaluating"}
+    verdict = judge_call(0, "build()", results, progress, 4)
+    assert ("B: ranks 2, 3 hung inside the call while ranks 0, 1 returned from it: the call runs "
+            "a collective or builds a group that not every rank joins the same way (a mesh tensor "
+            "built per rank does this)") in verdict.failures, verdict.failures
+
+
+def test_ranks_that_all_hang_inside_the_call_are_not_called_split():
+    progress = {rank: "call 1 B: evaluating" for rank in range(4)}
+    verdict = judge_call(0, "build()", [], progress, 4)
+    assert not any("hung inside the call" in f for f in verdict.failures), verdict.failures

@@ -274,14 +274,21 @@ def test_probe_of_a_member_torch_itself_calls_passes_from_the_package_root(tmp_p
 
 def test_pp2_reshape_fallback_fails_on_a_crossed_group_name(tmp_path):
     """DeviceMesh(dev, flat.mesh.reshape(...)) on the dp slice of a (pp=2, dp=2) world: one group
-    name covers ranks [0, 1] on some ranks and [2, 3] on others."""
+    name covers ranks [0, 1] on some ranks and [2, 3] on others.
+
+    Both sides meet in gloo's rendezvous under that one name, so which ranks get through is a
+    race, and most runs hang until the timeout. Either the name is seen with both member lists,
+    or one side hung inside the call while the other returned; both FAIL the fallback."""
     result = run_privlint("verify", str(VERIFY / "pp_reshape_fallback.py"),
                           "--call", "build(device_type, world_size)", "--nproc", "4",
-                          "--timeout", "90", "--json", cwd=tmp_path, timeout=200)
+                          "--timeout", "45", "--json", cwd=tmp_path, timeout=200)
     assert result.returncode == 1, result.stdout[-3000:] + result.stderr[-2000:]
     failures = json.loads(result.stdout)["calls"][0]["failures"]
     crossed = [f for f in failures if "has different members on different ranks" in f]
-    assert crossed and "[0, 1] on rank" in crossed[0] and "[2, 3] on rank" in crossed[0], failures
+    split = [f for f in failures if f.startswith("B: ") and "hung inside the call" in f]
+    assert (crossed and "[0, 1] on rank" in crossed[0] and "[2, 3] on rank" in crossed[0]) \
+        or split, failures
+    assert not any(f.startswith("A") or "call 1 A" in f for f in failures), failures
 
 
 def test_target_is_imported_from_its_package_root(tmp_path, monkeypatch):

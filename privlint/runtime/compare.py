@@ -75,6 +75,37 @@ def crossed_groups(label: str, per_rank_meshes: dict[int, dict]) -> list[str]:
     return problems
 
 
+def _ranks(ranks: list[int]) -> str:
+    return f"rank{'s' if len(ranks) > 1 else ''} {', '.join(map(str, ranks))}"
+
+
+def split_hang(index: int, per_rank: list[dict], progress: dict[int, str],
+               world_size: int) -> list[str]:
+    """Ranks stuck inside a call while other ranks returned from it.
+
+    When ranks build one group from different rank lists, which side gets through the
+    rendezvous is a race: sometimes every rank returns and `crossed_groups` names the group,
+    sometimes one side hangs before it can report its groups. The split is the evidence then.
+    """
+    problems = []
+    for label in ("A", "B"):
+        evaluating = f"call {index + 1} {label}: evaluating"
+        stuck = [rank for rank in range(world_size) if progress.get(rank) == evaluating]
+        returned = []
+        for result in per_rank:
+            calls = result.get("calls", [])
+            outcome = calls[index].get(label, {}) if index < len(calls) else {}
+            if outcome.get("ran"):
+                returned.append(result["rank"])
+        if stuck and returned:
+            problems.append(
+                f"{label}: {_ranks(stuck)} hung inside the call while {_ranks(sorted(returned))} "
+                f"returned from it: the call runs a "
+                f"collective or builds a group that not every rank joins the same way (a mesh "
+                f"tensor built per rank does this)")
+    return problems
+
+
 def judge_call(index: int, expr: str, per_rank: list[dict], progress: dict[int, str],
                world_size: int) -> CallVerdict:
     verdict = CallVerdict(expr)
@@ -149,6 +180,7 @@ def judge_call(index: int, expr: str, per_rank: list[dict], progress: dict[int, 
                                     f"again creates more (on GPUs: more NCCL communicators)")
     for label, per_rank_meshes in meshes_by_label.items():
         verdict.failures.extend(crossed_groups(label, per_rank_meshes))
+    verdict.failures.extend(split_hang(index, per_rank, progress, world_size))
     verdict.rows = list(rows.values())
     for row in verdict.rows:
         if row.verdict == FAIL:
