@@ -136,7 +136,7 @@ def _parse(data: bytes, display: str, ctx: Context, dangerous: bool,
 
 
 def _place(raw, module, data: bytes, display: str, ctx: Context,
-           starts: list[int] | None = None,
+           starts: slicing.Starts | None = None,
            piece: slicing.Slice | None = None) -> list[tuple[object, Finding]]:
     """Positions, messages, selection and suppression, computed only for files with findings.
     `piece`: the slice `module` was parsed from (its lines are mapped back to the file's)."""
@@ -147,11 +147,16 @@ def _place(raw, module, data: bytes, display: str, ctx: Context,
     tops = {id(item.node): item.top for item in raw if item.top is not None}
     tops.update((id(ends[id(item.statement)]), item.top) for item in raw
                 if item.statement is not None and item.top is not None)
-    where = spans(module, [item.node for item in raw] + list(ends.values()), tops, starts)
+    members = {id(item.node): item.member for item in raw if item.member is not None}
+    members.update((id(ends[id(item.statement)]), item.member) for item in raw
+                   if item.statement is not None and item.member is not None)
+    where = spans(module, [item.node for item in raw] + list(ends.values()), tops, starts, members)
     if piece is not None:
         where = {key: (piece.original(line), column, piece.original(end_line), end_column)
                  for key, (line, column, end_line, end_column) in where.items()}
-    comments = noqa.directives(data)
+    asked = {where[id(item.node)][0] for item in raw}
+    asked.update(where[id(end)][2] for end in ends.values())
+    comments = noqa.directives(data, asked)
     ignores = per_file_ignores(ctx.settings, display)
     gated_rule = ctx.engine[VERSION_GATED]
     placed = []

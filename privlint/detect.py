@@ -60,6 +60,7 @@ class RawFinding:
     # APIs new in it (the checker drops the finding when every such release has the API).
     reached_before: "tuple[int, int] | None" = None
     top: cst.CSTNode | None = None  # the module-level statement holding it (for positions)
+    member: cst.CSTNode | None = None  # the statement of a module-level class's body holding it
 
 
 class Detector(ScopeTracking, cst.CSTVisitor):
@@ -92,6 +93,8 @@ class Detector(ScopeTracking, cst.CSTVisitor):
         self._unevaluated: set[int] = set()  # annotations Python never evaluates
         self._tops = {id(statement) for statement in module.body}  # module-level statements
         self._top: cst.CSTNode | None = None
+        self._members: set[int] = set()  # the statements of the current top-level class's body
+        self._member: cst.CSTNode | None = None
 
     # -- regions and blocks ----------------------------------------------------------------
     def _region(self, node: cst.CSTNode | None, guard: Guard) -> None:
@@ -100,7 +103,11 @@ class Detector(ScopeTracking, cst.CSTVisitor):
 
     def on_visit(self, node: cst.CSTNode) -> bool:
         if id(node) in self._tops:
-            self._top = node
+            self._top, self._member = node, None
+            self._members = {id(statement) for statement in node.body.body} \
+                if type(node) is cst.ClassDef and type(node.body) is cst.IndentedBlock else set()
+        elif id(node) in self._members:
+            self._member = node
         self._active.extend(self._regions.get(id(node), ()))
         narrowed = self._narrowings.get(id(node))
         if narrowed is not None:
@@ -175,7 +182,8 @@ class Detector(ScopeTracking, cst.CSTVisitor):
         self.findings.append(RawFinding(node, rule, api, bool(gates), statement,
                                         self._expression_scopes > 0, Site(**site),
                                         gates=tuple(gates), keywords=keywords,
-                                        reached_before=self._reached_before(), top=self._top))
+                                        reached_before=self._reached_before(), top=self._top,
+                                        member=self._member))
 
     def _handle(self, names: list[str], rule: Rule, imported: str = "") -> None:
         """Mark the bindings an import just made: uses through them of the same rule are the

@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 import libcst as cst
 from libcst._nodes.internal import CodegenState
 
+from privlint.slicing import Starts
+
 Span = tuple[int, int, int, int]  # start line, start column, end line, end column
 
 
@@ -33,31 +35,61 @@ class _MarkingState(CodegenState):
 
 def spans(module: cst.Module, nodes: list[cst.CSTNode],
           tops: dict[int, cst.CSTNode] | None = None,
-          starts: list[int] | None = None) -> dict[int, Span]:
+          starts: Starts | None = None,
+          members: dict[int, cst.CSTNode] | None = None) -> dict[int, Span]:
     """id(node) -> (line, column, end_line, end_column) for each node, like PositionProvider.
 
-    With `tops` (id(node) -> the module-level statement holding it) and `starts` (the first
-    line of each module-level statement, decorators included, from CPython's `ast`), only the
+    With `tops` (id(node) -> the module-level statement holding it) and `starts`, only the
     statements holding the nodes are generated: a large module with a few findings costs a
-    few statements' worth."""
-    if tops is not None and starts is not None and len(starts) == len(module.body) \
+    few statements' worth. With `members` (id(node) -> the statement of a module-level
+    class's body holding it), a finding in one method of a large class costs that method."""
+    if tops is not None and starts is not None and len(starts.statements) == len(module.body) \
             and all(id(node) in tops for node in nodes):
         index = {id(statement): i for i, statement in enumerate(module.body)}
         found: dict[int, Span] = {}
         for top in {id(tops[id(node)]): tops[id(node)] for node in nodes}.values():
             inside = [node for node in nodes if tops[id(node)] is top]
-            found.update(_generate(top, module, inside, starts[index[id(top)]]))
+            at = index[id(top)]
+            found.update(_generate_members(top, module, inside, starts.members.get(at), members))
+            rest = [node for node in inside if id(node) not in found]
+            if rest:
+                found.update(_generate(top, module, rest, starts.statements[at]))
         return found
     return _generate(module, module, nodes, None)
 
 
+def _generate_members(top: cst.CSTNode, module: cst.Module, nodes: list[cst.CSTNode],
+                      lines: list[int] | None,
+                      members: dict[int, cst.CSTNode] | None) -> dict[int, Span]:
+    """Positions of the nodes that sit in a statement of class `top`'s body, from a code
+    generation of that statement alone, indented as the body is."""
+    if not lines or not members or type(top) is not cst.ClassDef \
+            or type(top.body) is not cst.IndentedBlock or len(lines) != len(top.body.body):
+        return {}
+    index = {id(statement): i for i, statement in enumerate(top.body.body)}
+    grouped: dict[int, list[cst.CSTNode]] = {}
+    for node in nodes:
+        member = members.get(id(node))
+        if member is not None and id(member) in index:
+            grouped.setdefault(id(member), []).append(node)
+    indent = top.body.indent if top.body.indent is not None else module.default_indent
+    found: dict[int, Span] = {}
+    for key, inside in grouped.items():
+        at = index[key]
+        found.update(_generate(top.body.body[at], module, inside, lines[at], indent))
+    return found
+
+
 def _generate(root: cst.CSTNode, module: cst.Module, nodes: list[cst.CSTNode],
-              first_line: int | None) -> dict[int, Span]:
+              first_line: int | None, indent: str = "") -> dict[int, Span]:
     """Positions of `nodes` from a code generation of `root`; with `first_line`, `root` is a
-    module-level statement whose first line of code (after comments above it) is that line."""
+    statement whose first line of code (after comments above it) is that line; `indent`:
+    the indentation of the block `root` sits in."""
     state = _MarkingState(default_indent=module.default_indent,
                           default_newline=module.default_newline,
                           marks={id(node): [-1, -1] for node in nodes})
+    if indent:
+        state.increase_indent(indent)
     root._codegen(state)
     tokens = state.tokens
     offset = 0

@@ -424,21 +424,45 @@ class _Slicer:
 
 
 @dataclass(frozen=True)
+class Starts:
+    """First lines of statements, decorators included, from CPython's `ast`: of each
+    module-level statement (`a; b` is one, as libcst has it), and of each statement in the body
+    of a module-level class, by the class's index among the module's statements."""
+
+    statements: list[int]
+    members: dict[int, list[int]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
 class Slice:
     """The kept lines, in order, with the others left out: libcst's parser pays for every line,
     blank ones too (a blank line is a node). Columns are the file's own; lines are mapped back."""
 
     source: bytes
-    starts: list[int]   # the first line of each module-level statement kept, in `source`
+    starts: Starts      # the first lines of the statements kept, in `source`
     numbers: list[int]  # the file's line number of each line of `source`
 
     def original(self, line: int) -> int:
         return self.numbers[line - 1] if 0 < line <= len(self.numbers) else line
 
 
-def statement_starts(tree: ast.Module) -> list[int]:
-    """The first line of each module-level statement as libcst sees them (`a; b` is one)."""
-    return [unit.first for unit in _units(tree.body, _Scope(MODULE, 0))]
+def statement_starts(tree: ast.Module) -> Starts:
+    """The first line of each module-level statement as libcst sees them (`a; b` is one), and
+    of each statement in a module-level class's body."""
+    units = _units(tree.body, _Scope(MODULE, 0))
+    members = {}
+    for at, unit in enumerate(units):
+        if type(unit.statements[0]) is ast.ClassDef:
+            members[at] = [member.first for member in _class_members(unit)]
+    return Starts([unit.first for unit in units], members)
+
+
+def _class_members(unit: _Unit) -> list[_Unit]:
+    """The statements of a class's body, as units: the kept ones when the class is kept line
+    by line."""
+    if unit.bodies is not None:
+        return [member for member in unit.bodies[0].units if member.kept]
+    return _units(unit.statements[0].body, _Scope(CLASS, 0))
 
 
 def slice_source(data: bytes, tree: ast.Module, candidates: frozenset[int]) -> Slice | None:
@@ -466,10 +490,17 @@ def slice_source(data: bytes, tree: ast.Module, candidates: frozenset[int]) -> S
     if data.endswith(b"\n") and not source.endswith(b"\n"):
         source += b"\n"
     where = {number: index for index, number in enumerate(numbers, 1)}
-    starts = [where.get(unit.first) for unit in units if unit.kept]
+    kept = [unit for unit in units if unit.kept]
+    starts = [where.get(unit.first) for unit in kept]
     if None in starts:
         return None  # a statement whose first line is not kept: never expected, but then whole
-    return Slice(source, starts, numbers)
+    members = {}
+    for at, unit in enumerate(kept):
+        if type(unit.statements[0]) is ast.ClassDef:
+            firsts = [where.get(member.first) for member in _class_members(unit)]
+            if None not in firsts:
+                members[at] = firsts
+    return Slice(source, Starts(starts, members), numbers)  # type: ignore[arg-type]
 
 
 def fixable_outside_try(data: bytes, tree: ast.Module | None, candidates: frozenset[int],

@@ -53,3 +53,75 @@ def test_spans_match_position_provider():
             continue
         assert got == (expected.start.line, expected.start.column, expected.end.line,
                        expected.end.column), code
+
+
+CLASSES = '''\
+import torch
+
+
+class Wide:
+  """Two-space indentation, comments and decorators above members."""
+
+  table = {"a": torch._C}
+
+  # a comment above the method belongs to it
+  @staticmethod
+  @torch.no_grad()
+  def first(mesh):
+      return mesh._flatten("x")
+
+  def second(self, mesh):  # trailing comment
+      if mesh:
+          return torch._C._get_tracing_state()
+      x = 1; y = mesh._layout
+      return x, y
+
+  class Inner:
+    def third(self):
+        return torch._C._log_api_usage_once
+x = torch._C._jit_pass_lint
+'''
+
+
+def _anchors(module: cst.Module):
+    """id(node) -> the module-level statement and the class member holding it, by walking."""
+    tops, members, wanted = {}, {}, []
+
+    class Collect(cst.CSTVisitor):
+        def on_visit(self, node):
+            if isinstance(node, (cst.Attribute, cst.Call, cst.SimpleString)):
+                wanted.append(node)
+                tops[id(node)] = self.top
+                if self.member is not None:
+                    members[id(node)] = self.member
+            return True
+
+    collect = Collect()
+    for top in module.body:
+        collect.top, collect.member = top, None
+        top.visit(collect)
+        if isinstance(top, cst.ClassDef):
+            for member in top.body.body:
+                collect.member = member
+                member.visit(collect)
+    return tops, members, list({id(n): n for n in wanted}.values())
+
+
+def test_spans_of_class_members_generated_alone_match_position_provider():
+    """A finding in one method of a large class is placed from that method's code generation,
+    indented as the class body is, at the first line CPython gives the method."""
+    import ast
+
+    from privlint.slicing import statement_starts
+
+    module = cst.parse_module(CLASSES)
+    starts = statement_starts(ast.parse(CLASSES))
+    assert starts.members == {1: [5, 7, 10, 15, 21]}
+    tops, members, wanted = _anchors(module)
+    assert len(members) > 10
+    ours = spans(module, wanted, tops, starts, members)
+    theirs = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    for node in wanted:
+        expected = theirs[node]
+        assert ours[id(node)] == (expected.start.line, expected.start.column, expected.end.line,
+                                  expected.end.column), module.code_for_node(node)

@@ -378,7 +378,7 @@ def test_a_slice_reports_the_file_s_own_lines():
     data = _source(CASES["the use far below its import"])
     piece = _piece(data)
     assert piece.source.count(b"\n") < 10 < data.count(b"\n")
-    assert piece.starts == [1, piece.numbers.index(92) + 1]  # the import, the function
+    assert piece.starts.statements == [1, piece.numbers.index(92) + 1]  # the import, the function
     findings = _same_report(data)
     assert [(f.line, f.column) for f in findings] == [(93, 5)]
 
