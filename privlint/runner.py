@@ -1,9 +1,11 @@
 """Check many files: the cache first, then parsing, in worker processes when it pays.
 
-The parent answers what it can from the cache (a stat) and the prefilter (a read), and
-sends only the files that need a parse to a process pool (`-j`), by path, so no file's
-bytes are held twice. A worker that dies is reported on stderr and its files are checked
-again in the parent, so the results are always complete.
+The parent answers what it can from the cache (a stat, and a read for the content hash) and
+sends the other files to a process pool (`-j`), by path, so no file's bytes are held twice.
+The text prefilter runs in the workers too: in the parent it was a serial pass over every
+file before the first parse began. The largest files are sent first, so that no large file
+is left to one worker at the end. A worker that dies is reported on stderr and its files are
+checked again in the parent, so the results are always complete.
 """
 
 from __future__ import annotations
@@ -29,7 +31,6 @@ _worker_context: Context | None = None
 class Job:
     path: Path
     display: str
-    relevant: bool | None = None  # the text prefilter's answer, once the parent has asked it
 
 
 def default_jobs() -> int:
@@ -45,7 +46,10 @@ def _check_file(job: Job, ctx: Context, fix: str | None) -> FileResult:
         data = job.path.read_bytes()
     except OSError as exc:
         return _unreadable(ctx, job, exc)
-    result = with_big_stack(check_source, data, job.display, ctx, fix, job.relevant)
+    relevant = ctx.relevant.search(data)
+    if ctx.use_prefilter and fix is None and not relevant:
+        return FileResult([])  # no thread hand-off for the many files that mention no private name
+    result = with_big_stack(check_source, data, job.display, ctx, fix, relevant)
     if fix is None:
         result.original = b""  # only --fix needs the bytes back
     return result
@@ -69,6 +73,7 @@ def run_files(jobs_list: list[Job], ctx: Context, fix: str | None, cache: Cache 
     results: dict[int, FileResult] = {}
     pending: list[int] = []
     fingerprints: dict[int, tuple[str, os.stat_result]] = {}
+    sizes: dict[int, int] = {}
     use_cache = cache is not None and fix is None
     for index, job in enumerate(jobs_list):
         try:
@@ -81,19 +86,13 @@ def run_files(jobs_list: list[Job], ctx: Context, fix: str | None, cache: Cache 
             if cached is not None:
                 results[index] = FileResult(cached)
                 continue
-        try:
-            data = job.path.read_bytes()
-        except OSError as exc:
-            results[index] = _unreadable(ctx, job, exc)
-            continue
-        if ctx.use_prefilter and not fix:
-            job.relevant = ctx.relevant.search(data)  # asked once: the worker is told
-            if not job.relevant:
-                results[index] = FileResult([])
-                if use_cache:
-                    cache.put(job.display, cache.content_hash(data), stat, [])
-                continue
+        sizes[index] = stat.st_size
         if use_cache:
+            try:
+                data = job.path.read_bytes()
+            except OSError as exc:
+                results[index] = _unreadable(ctx, job, exc)
+                continue
             digest = cache.content_hash(data)
             cached = cache.by_content(job.display, digest, stat)
             if cached is not None:
@@ -103,6 +102,7 @@ def run_files(jobs_list: list[Job], ctx: Context, fix: str | None, cache: Cache 
         pending.append(index)
     if progress is not None:
         progress.advance(len(jobs_list) - len(pending))  # answered without a parse
+    pending.sort(key=lambda index: -sizes[index])
     workers = min(jobs, len(pending) // MIN_FILES_PER_WORKER)
     computed = _parallel(pending, jobs_list, ctx, fix, workers, progress) if workers >= 2 else {}
     for index in pending:

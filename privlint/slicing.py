@@ -513,8 +513,16 @@ def fixable_outside_try(data: bytes, tree: ast.Module | None, candidates: frozen
              and any(needed <= set(_WORD.findall(lines[line - 1])) for needed in fixable)]
     if not found or tree is None:
         return bool(found)
-    tries = [(node.lineno, node.end_lineno or node.lineno) for node in ast.walk(tree)
-             if type(node) in _TRIES]
+    tries = []
+    pending: list = list(tree.body)  # statements hold a `try`; expressions never do
+    while pending:
+        node = pending.pop()
+        if type(node) in _TRIES:
+            tries.append((node.lineno, node.end_lineno or node.lineno))
+        for name in BODIES:
+            inner = getattr(node, name, None)
+            if type(inner) is list:
+                pending.extend(inner)
     return any(not any(first <= line <= last for first, last in tries) for line in found)
 
 
