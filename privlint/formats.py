@@ -6,7 +6,6 @@ import json
 from collections import Counter
 from pathlib import Path
 from typing import TextIO
-from xml.sax.saxutils import escape, quoteattr
 
 from privlint import __version__
 from privlint.catalog import Catalog
@@ -101,6 +100,8 @@ def write_github(findings: list[Finding], out: TextIO) -> None:
 
 
 def write_junit(findings: list[Finding], files_checked: int, out: TextIO) -> None:
+    from xml.sax.saxutils import escape, quoteattr  # imports urllib and http: only when asked
+
     by_path: dict[str, list[Finding]] = {}
     for finding in findings:
         by_path.setdefault(finding.path, []).append(finding)

@@ -26,9 +26,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
-from packaging.requirements import InvalidRequirement, Requirement
-from packaging.specifiers import InvalidSpecifier, SpecifierSet
-from packaging.utils import canonicalize_name
 
 _TORCH = "torch"
 
@@ -47,20 +44,30 @@ class Found:
     warnings: list[str] = field(default_factory=list)
 
 
+def canonicalize_name(name: str) -> str:
+    """PEP 503's normal form of a distribution name."""
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
 def _entry(text: str, where: str, found: Found) -> str | None:
     """The specifier of a torch requirement line, None if the line is not about torch."""
     line = text.strip()
     if not line or line.startswith(("#", "-")):
         return None
     line = re.split(r"\s+#", line, maxsplit=1)[0].strip()
+    # A requirement's name is its leading run of name characters: a line whose head is not
+    # torch is not about torch, and is not handed to packaging (which compiles a hundred
+    # regular expressions on import, a tenth of a pre-commit run).
+    head = re.match(r"[A-Za-z0-9._-]+", line)
+    if not head or canonicalize_name(head.group(0)) != _TORCH:
+        return None
+    from packaging.requirements import InvalidRequirement, Requirement
+    from packaging.specifiers import InvalidSpecifier, SpecifierSet
+
     try:
         requirement = Requirement(line)
     except InvalidRequirement as exc:
-        # Only a line that could name torch is worth a word; other unreadable lines are not ours.
-        head = re.match(r"[A-Za-z0-9._-]+", line)
-        if head and canonicalize_name(head.group(0)) == _TORCH:
-            found.warnings.append(f"{where}: cannot read torch requirement {text.strip()!r} "
-                                  f"({exc})")
+        found.warnings.append(f"{where}: cannot read torch requirement {text.strip()!r} ({exc})")
         return None
     if canonicalize_name(requirement.name) != _TORCH:
         return None
@@ -151,6 +158,8 @@ def _from_pyproject(data: dict[str, Any], label: str, found: Found) -> TorchRang
 
 
 def _checked(spec: str, where: str, found: Found) -> TorchRange | None:
+    from packaging.specifiers import InvalidSpecifier, SpecifierSet
+
     try:
         SpecifierSet(spec)
     except InvalidSpecifier:

@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import os
 import sys
-from concurrent.futures import ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -120,6 +118,9 @@ def run_files(jobs_list: list[Job], ctx: Context, fix: str | None, cache: Cache 
 
 
 def _parallel(pending, jobs_list, ctx, fix, workers, progress=None) -> dict[int, FileResult]:
+    from concurrent.futures import ProcessPoolExecutor  # only a run with many files needs it
+    from concurrent.futures.process import BrokenProcessPool
+
     done: dict[int, FileResult] = {}
     try:
         with ProcessPoolExecutor(workers, initializer=_init_worker, initargs=(ctx,)) as pool:
