@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from privlint._toml import TOMLDecodeError, load_toml
+from privlint._toml import TOMLDecodeError, load_toml, load_toml_memo
 from privlint.errors import RuleError
 from privlint.versions import Minor, Window, minor_range, parse_minor
 
@@ -335,10 +335,10 @@ class Catalog:
 
 
 def _load_file(path: Path, rules: list[Rule], types: dict[str, TypeInfo],
-               meta: dict[str, Any]) -> None:
+               meta: dict[str, Any], bundled: bool = False) -> None:
     label = str(path)
     try:
-        data = load_toml(path)
+        data = load_toml_memo(path) if bundled else load_toml(path)
     except TOMLDecodeError as exc:
         raise RuleError(f"malformed TOML: {exc}", path=label) from None
     except OSError as exc:
@@ -375,12 +375,15 @@ def _load_file(path: Path, rules: list[Rule], types: dict[str, TypeInfo],
 
 def load_catalog(extra_files: list[Path] | tuple[Path, ...] = ()) -> Catalog:
     """Load the bundled catalog plus user rule files; raise RuleError on any defect."""
-    files = sorted(bundled_rules_dir().glob("*.toml")) + list(extra_files)
+    bundled = sorted(bundled_rules_dir().glob("*.toml"))
     rules: list[Rule] = []
     types: dict[str, TypeInfo] = {}
     meta: dict[str, Any] = {}
-    for path in files:
+    for path in bundled:
+        _load_file(path, rules, types, meta, bundled=True)
+    for path in extra_files:
         _load_file(path, rules, types, meta)
+    files = bundled + list(extra_files)
     from privlint.fix import template_ids  # light: lists privlint/fix/templates/ without importing it
 
     templates = template_ids()

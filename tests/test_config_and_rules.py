@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
+
+import privlint
 
 from conftest import run_privlint, write
 
@@ -97,3 +101,23 @@ def test_explicit_config_file(project):
     assert [f["code"] for f in result.findings] == ["PRV201"]
     missing = run_privlint("check", "--config", "nope.toml", cwd=project)
     assert missing.returncode == 2 and "nope.toml: config file not found" in missing.stderr
+
+
+def test_parsed_rule_files_are_remembered_by_their_bytes(tmp_path):
+    """The memo of a bundled rule file's tables is read back only for the same bytes: an
+    edited file is parsed again, and a memo that cannot be read is ignored."""
+    from privlint._toml import load_toml_memo
+
+    rules = tmp_path / "privlint-memo-test.toml"
+    rules.write_text('[catalog]\ntorch-releases = ["2.0", "2.5"]\n')
+    first = load_toml_memo(rules)
+    memos = list((Path(privlint.__file__).parent / "__pycache__").glob(f"{rules.name}.*.marshal"))
+    assert first == {"catalog": {"torch-releases": ["2.0", "2.5"]}} and len(memos) == 1
+    assert load_toml_memo(rules) == first
+    rules.write_text('[catalog]\ntorch-releases = ["2.1", "2.9"]\n')
+    assert load_toml_memo(rules) == {"catalog": {"torch-releases": ["2.1", "2.9"]}}
+    assert not memos[0].exists()  # the earlier version's memo is gone
+    (memo,) = (Path(privlint.__file__).parent / "__pycache__").glob(f"{rules.name}.*.marshal")
+    memo.write_bytes(b"not marshal")
+    assert load_toml_memo(rules) == {"catalog": {"torch-releases": ["2.1", "2.9"]}}
+    memo.unlink()
