@@ -102,19 +102,34 @@ def _parse_annotation(text: str) -> cst.BaseExpression | None:
         return None
 
 
-class _ClassMembers(cst.CSTVisitor):
-    """Names a class defines: methods, class attributes, and `self.x = ...` targets."""
+class _ClassMembers:
+    """Names a class defines: methods, class attributes, and `self.x = ...` targets.
+
+    Walks statements only: no expression holds an assignment statement, and skipping them
+    makes this pre-pass over every class body a small part of the detector's own walk."""
 
     def __init__(self) -> None:
         self.names: set[str] = set()
 
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-        self.names.add(node.name.value)
-        return True
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        kind = type(node)
+        if kind is cst.FunctionDef:
+            self.names.add(node.name.value)
+            return True
+        if kind is cst.ClassDef:
+            self.names.add(node.name.value)
+            return False  # a nested class's members are its own
+        if kind is cst.Assign:
+            for target in node.targets:
+                self._target(target.target)
+            return False
+        if kind is cst.AnnAssign:
+            self._target(node.target)
+            return False
+        return not _is_leaf_for_members(kind)
 
-    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
-        self.names.add(node.name.value)
-        return False  # a nested class's members are its own
+    def on_leave(self, original_node: cst.CSTNode) -> None:
+        pass
 
     def _target(self, target: cst.BaseExpression) -> None:
         if isinstance(target, cst.Name):
@@ -126,11 +141,17 @@ class _ClassMembers(cst.CSTVisitor):
             for element in target.elements:
                 self._target(element.value)
 
-    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
-        self._target(node.target)
 
-    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
-        self._target(node.target)
+_LEAVES: dict[type, bool] = {}
+
+
+def _is_leaf_for_members(kind: type) -> bool:
+    """An expression or a simple statement other than an assignment: nothing in it binds a
+    class member."""
+    known = _LEAVES.get(kind)
+    if known is None:
+        known = _LEAVES[kind] = issubclass(kind, (cst.BaseExpression, cst.BaseSmallStatement))
+    return known
 
 
 class Resolver:
