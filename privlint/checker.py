@@ -112,6 +112,7 @@ def _parse(data: bytes, display: str, ctx: Context, dangerous: bool,
     `module_name`: the file's dotted name and whether it is a package (project.module_name)."""
     import libcst as cst  # here, so that `privlint --version` and `rules` stay light
 
+    from privlint.cstparse import parse_module
     from privlint.detect import detect
     from privlint.safety import parse_would_fail
 
@@ -120,7 +121,7 @@ def _parse(data: bytes, display: str, ctx: Context, dangerous: bool,
         if reason is not None:
             return None, _file_error(ctx, display, SYNTAX_ERROR, f"cannot parse: {reason}")
     try:
-        module = cst.parse_module(data)
+        module = parse_module(data)
     except cst.ParserSyntaxError as exc:
         line, column, text = _syntax_error_location(data, exc)
         return None, _file_error(ctx, display, SYNTAX_ERROR, f"cannot parse: {text}", line, column)
