@@ -59,6 +59,10 @@ _NAME = re.compile(rb"[A-Za-z_]\w*")
 
 
 _UNTYPED = (b"", None)  # a receiver nothing types
+# Words before a bracket that make it a parenthesised value, not a call: `return (dist)._x`
+# is `dist`'s attribute (not the soft keywords `match`, `case`, `type`, which are names too).
+_KEYWORDS = frozenset(b"and assert await del elif else for from if in is lambda not or raise "
+                      b"return while with yield".split())
 
 
 def _receiver(data: bytes, dot: int) -> tuple[bytes, bytes | None] | None:
@@ -71,6 +75,7 @@ def _receiver(data: bytes, dot: int) -> tuple[bytes, bytes | None] | None:
     if data.find(b"\n", j + 1, dot) >= 0:
         return None  # a chain over lines: what ends the line above may be a comment
     first: bytes | None = None
+    bracketed = False  # the word found next stands before a bracket
     while j >= 0:
         if data[j] in _CLOSERS:  # a call or a subscript: the value is the callee's
             depth, k = 0, j
@@ -90,6 +95,7 @@ def _receiver(data: bytes, dot: int) -> tuple[bytes, bytes | None] | None:
             while j >= 0 and data[j] in b" \t":
                 j -= 1
             first = None
+            bracketed = True
             if j < 0 or data[j] not in _WORD_BYTES:
                 return None
             continue
@@ -101,8 +107,8 @@ def _receiver(data: bytes, dot: int) -> tuple[bytes, bytes | None] | None:
         while k >= 0 and data[k] in _WORD_BYTES:
             k -= 1
         word = data[k + 1:j + 1]
-        if word[:1].isdigit():
-            return None
+        if word[:1].isdigit() or (bracketed and word in _KEYWORDS):
+            return None  # `return (dist)._x`: the value inside the brackets, which is not followed
         m = k
         while m >= 0 and data[m] in _SPACE:
             m -= 1
@@ -110,6 +116,7 @@ def _receiver(data: bytes, dot: int) -> tuple[bytes, bytes | None] | None:
             if data.find(b"\n", m + 1, k + 1) >= 0:
                 return None  # `# ... see the docs.` above `dist._x`: not one chain, or unsure
             first = word
+            bracketed = False
             j = m - 1
             while j >= 0 and data[j] in _SPACE:
                 j -= 1

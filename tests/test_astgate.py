@@ -26,6 +26,15 @@ FILTERED = dataclasses.replace(Context.build(CATALOG, Settings()), fixable=())
 UNFILTERED = Context.build(CATALOG, Settings(), use_prefilter=False)
 
 MUST_PASS = {
+    "a parenthesised receiver after return": """
+        import torch.distributed as dist
+        def manager():
+            return (dist)._coalescing_manager
+    """,
+    "a parenthesised receiver after not": """
+        import torch.distributed as dist
+        ok = not (dist)._coalescing_manager
+    """,
     "alias chain": """
         import torch.distributed as dist
         d = dist
