@@ -10,6 +10,7 @@ checked again in the parent, so the results are always complete.
 
 from __future__ import annotations
 
+import gc
 import os
 import sys
 from dataclasses import dataclass
@@ -47,7 +48,15 @@ def _check_file(job: Job, ctx: Context, fix: str | None) -> FileResult:
     relevant = ctx.relevant.search(data)
     if ctx.use_prefilter and fix is None and not relevant:
         return FileResult([])  # no thread hand-off for the many files that mention no private name
-    result = with_big_stack(check_source, data, job.display, ctx, fix, relevant)
+    # The cyclic collector runs once per file, on what the file left, instead of every few
+    # hundred allocations over the million nodes of a large file's tree: it was a tenth of
+    # the check. Memory stays what it was: the file's garbage is collected before the next.
+    gc.disable()
+    try:
+        result = with_big_stack(check_source, data, job.display, ctx, fix, relevant)
+    finally:
+        gc.enable()
+        gc.collect(0)
     if fix is None:
         result.original = b""  # only --fix needs the bytes back
     return result
@@ -56,6 +65,7 @@ def _check_file(job: Job, ctx: Context, fix: str | None) -> FileResult:
 def _init_worker(ctx: Context) -> None:
     global _worker_context
     _worker_context = ctx
+    gc.freeze()  # the catalog and the modules live as long as the process: never scan them
 
 
 def _check_in_worker(item: tuple[Job, str | None]) -> FileResult:
