@@ -74,6 +74,10 @@ def main() -> int:
     from corpus import FULL, build
 
     src = build(HERE / "corpus", FULL)
+    # As pip does when it installs a wheel: with PYTHONDONTWRITEBYTECODE set (as on some CI
+    # machines), an edited checkout would otherwise compile privlint's modules on every run.
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(HERE.parent / "privlint")],
+                   check=True, stdout=subprocess.DEVNULL)
     files = sorted(src.rglob("*.py"))
     bin_dir = peers_venv()
     subset_dir = Path(tempfile.mkdtemp(prefix="privlint-bench-subset-"))
