@@ -118,13 +118,35 @@ def _units(body: list[ast.stmt], scope: _Scope) -> list[_Unit]:
     return units
 
 
-def _bound_names(statement: ast.stmt) -> set[bytes]:
+# A statement's fields that hold only values. A name is bound inside a value only by a walrus
+# or a comprehension's `for` target, so without `:=` or `for` in its text they are not walked.
+_VALUE_FIELDS = frozenset({"value", "test", "iter", "context_expr", "subject", "guard",
+                           "annotation", "exc", "cause", "msg", "returns", "decorator_list"})
+_STATEMENT_LIKE = (ast.stmt, ast.withitem, ast.match_case, ast.excepthandler)
+
+
+def _bound_names(statement: ast.stmt, text: bytes = b"for") -> set[bytes]:
     """Names a statement binds in the scope it runs in (not inside the functions and classes
-    it defines)."""
+    it defines). `text`: the statement's source, to skip its values when it has neither
+    `:=` nor `for`."""
     found: set[bytes] = set()
     todo: list[ast.AST] = [statement]
+    values = b":=" in text or b"for" in text
     while todo:
         node = todo.pop()
+        if not values and isinstance(node, _STATEMENT_LIKE) \
+                and type(node) not in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef,
+                                       ast.Import, ast.ImportFrom):
+            if type(node) is ast.ExceptHandler and node.name:
+                found.add(node.name.encode())
+            for name in node._fields:
+                if name not in _VALUE_FIELDS:
+                    child = getattr(node, name, None)
+                    if type(child) is list:
+                        todo.extend(item for item in child if isinstance(item, ast.AST))
+                    elif isinstance(child, ast.AST):
+                        todo.append(child)
+            continue
         kind = type(node)
         if kind in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef):
             found.add(node.name.encode())
@@ -164,7 +186,13 @@ def _self_stores(statement: ast.stmt) -> set[bytes]:
     """The attributes a statement assigns on `self` (`self.pg = mesh.get_group()` types
     `self.pg` in every method of the class)."""
     stores: set[bytes] = set()
-    for node in ast.walk(statement):
+    pending: list = [statement]  # assignments are statements: only statements' bodies hold them
+    while pending:
+        node = pending.pop()
+        for name in BODIES:
+            inner = getattr(node, name, None)
+            if type(inner) is list:
+                pending.extend(inner)
         kind = type(node)
         if kind is ast.Assign:
             targets = node.targets
@@ -320,7 +348,8 @@ class _Slicer:
             stores = set() if owner is None or isinstance(statement, ast.ClassDef) \
                 else set(_STORE_LIKE.findall(b"\n".join(self.lines[unit.first - 1:unit.last])))
             binds = set() if scope.kind == CLASS \
-                else {name for s in unit.statements for name in _bound_names(s)}
+                else {name for s in unit.statements for name in _bound_names(
+                    s, b"\n".join(self.lines[unit.first - 1:unit.last]))}
             if binds & scope.mentioned or (stores and stores & owner.needed & _stores_of(unit)):
                 self.keep(unit)
                 continue
