@@ -258,7 +258,7 @@ def _candidates(tree: ast.Module, words: GateWords, origin: Origin, everywhere: 
     sources: set[str] = {_MEMBER}                   # names that may hold a tracked value
     handed: dict[str, tuple[str, str]] = {}         # name -> (module, name) a project import binds
     stars: list[str] = []                           # project modules star-imported here
-    flows: list[tuple[str, set[str]]] = []          # (name bound, what its value comes from)
+    binders: list[ast.AST] = []                     # what gives names values (read if needed)
     has_bases = False                               # a class here has a base class
     todo: list = [tree]
     pop, extend, append = todo.pop, todo.extend, todo.append
@@ -308,8 +308,7 @@ def _candidates(tree: ast.Module, words: GateWords, origin: Origin, everywhere: 
             func = node.func
             if type(func) is Name:
                 if func.id == "isinstance" and len(node.args) == 2 and type(node.args[0]) is Name:
-                    # `isinstance(p, PG)` types `p` where it holds.
-                    flows.append((node.args[0].id, _annotation(node.args[1])))
+                    binders.append(node)
                 elif func.id == "getattr":
                     for member in _string_arguments(node):
                         if is_private(member):
@@ -319,6 +318,40 @@ def _candidates(tree: ast.Module, words: GateWords, origin: Origin, everywhere: 
                                 receiver = node.args[0] if node.args else None
                                 head = _head(receiver) if receiver is not None else None
                                 uses.extend((head, line) for line in _span(node))
+        elif kind in _BINDERS:
+            binders.append(node)
+        elif kind is ast.ClassDef:
+            has_bases = has_bases or bool(node.bases)
+        # The children, inline: a generator per node was a fifth of this walk.
+        for name in _FIELDS.get(kind) or _fields(kind):
+            value = getattr(node, name, None)
+            if type(value) is list:
+                extend([item for item in value if isinstance(item, AST)])  # lists hold None too
+            elif value is not None and isinstance(value, AST):
+                append(value)
+    if everywhere:
+        # A base class types `self` only when the file names a tracked type (detect.py).
+        return definite | {line for head, line in uses if head != "self" or has_bases}
+    if not uses:
+        return definite
+    flows = _flows(binders, members)
+    _add_handed_on(sources, handed, stars, flows, uses, origin, roots)
+    held = _fixed_point(sources, flows)
+    return definite | {line for head, line in uses if head in held}
+
+
+_BINDERS = frozenset({ast.Assign, ast.AnnAssign, ast.NamedExpr, ast.For, ast.AsyncFor,
+                      ast.comprehension, ast.FunctionDef, ast.AsyncFunctionDef})
+
+
+def _flows(binders: list[ast.AST], members: frozenset[str]) -> list[tuple[str, set[str]]]:
+    """(name bound, what its value comes from) for each binding the walk met: read only for
+    a file with private uses whose receivers must be followed."""
+    flows: list[tuple[str, set[str]]] = []
+    for node in binders:
+        kind = type(node)
+        if kind is ast.Call:  # `isinstance(p, PG)` types `p` where it holds
+            flows.append((node.args[0].id, _annotation(node.args[1])))
         elif kind is ast.Assign:
             came = _value(node.value, members)
             if came:
@@ -336,7 +369,7 @@ def _candidates(tree: ast.Module, words: GateWords, origin: Origin, everywhere: 
             name = _target(node.target)
             if name is not None:
                 flows.append((name, _value(node.iter, members)))
-        elif kind is ast.FunctionDef or kind is ast.AsyncFunctionDef:
+        else:
             # What a function here returns may be typed (the detector follows its returns).
             came = _annotation(node.returns)
             for returned in returns_in(node.body):
@@ -347,23 +380,7 @@ def _candidates(tree: ast.Module, words: GateWords, origin: Origin, everywhere: 
             for argument in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs):
                 if argument.annotation is not None:
                     flows.append((argument.arg, _annotation(argument.annotation)))
-        elif kind is ast.ClassDef:
-            has_bases = has_bases or bool(node.bases)
-        # The children, inline: a generator per node was a fifth of this walk.
-        for name in _FIELDS.get(kind) or _fields(kind):
-            value = getattr(node, name, None)
-            if type(value) is list:
-                extend([item for item in value if isinstance(item, AST)])  # lists hold None too
-            elif value is not None and isinstance(value, AST):
-                append(value)
-    if everywhere:
-        # A base class types `self` only when the file names a tracked type (detect.py).
-        return definite | {line for head, line in uses if head != "self" or has_bases}
-    if not uses:
-        return definite
-    _add_handed_on(sources, handed, stars, flows, uses, origin, roots)
-    held = _fixed_point(sources, flows)
-    return definite | {line for head, line in uses if head in held}
+    return flows
 
 
 def _add_handed_on(sources: set[str], handed: dict[str, tuple[str, str]], stars: list[str],
