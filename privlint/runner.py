@@ -2,9 +2,9 @@
 
 The parent answers what it can from the cache (a stat, and a read for the content hash) and
 sends the other files to a process pool (`-j`), by path, so no file's bytes are held twice.
-The text prefilter runs in the workers too: in the parent it was a serial pass over every
-file before the first parse began. The largest files are sent first, so that no large file
-is left to one worker at the end. A worker that dies is reported on stderr and its files are
+The text prefilter runs in the workers too, so that the parent's serial part is only stats
+and the cache. The largest files are sent first, so that no large file is left to one worker
+at the end. A worker that dies is reported on stderr and its files are
 checked again in the parent, so the results are always complete.
 """
 
@@ -48,9 +48,9 @@ def _check_file(job: Job, ctx: Context, fix: str | None) -> FileResult:
     relevant = ctx.relevant.search(data)
     if ctx.use_prefilter and fix is None and not relevant:
         return FileResult([])  # no thread hand-off for the many files that mention no private name
-    # The cyclic collector runs once per file, on what the file left, instead of every few
-    # hundred allocations over the million nodes of a large file's tree: it was a tenth of
-    # the check. Memory stays what it was: the file's garbage is collected before the next.
+    # The cyclic collector runs once per file, on what the file left, not every few hundred
+    # allocations over the million nodes of a large file's tree (a tenth of the check).
+    # Memory stays bounded: the file's garbage is collected before the next file.
     gc.disable()
     try:
         result = with_big_stack(check_source, data, job.display, ctx, fix, relevant)
