@@ -26,8 +26,8 @@ def load_toml(path: Path) -> dict[str, Any]:
 def load_toml_memo(path: Path) -> dict[str, Any]:
     """`load_toml` for the bundled rule files, which every run reads: the parsed tables are
     kept in privlint's own __pycache__/, keyed by the file's name and a hash of its bytes (as
-    CPython keeps bytecode), because the pure-Python TOML parser costs a fifth of a one-file check. A memo
-    that cannot be written or read is skipped, never an error."""
+    CPython keeps bytecode), because the pure-Python TOML parser costs a fifth of a one-file
+    check. A memo that cannot be written or read is skipped, never an error."""
     with open(path, "rb") as handle:
         raw = handle.read()
     memo = Path(__file__).resolve().parent / "__pycache__" / \

@@ -376,14 +376,12 @@ def _load_file(path: Path, rules: list[Rule], types: dict[str, TypeInfo],
 def load_catalog(extra_files: list[Path] | tuple[Path, ...] = ()) -> Catalog:
     """Load the bundled catalog plus user rule files; raise RuleError on any defect."""
     bundled = sorted(bundled_rules_dir().glob("*.toml"))
+    files = bundled + list(extra_files)
     rules: list[Rule] = []
     types: dict[str, TypeInfo] = {}
     meta: dict[str, Any] = {}
-    for path in bundled:
-        _load_file(path, rules, types, meta, bundled=True)
-    for path in extra_files:
-        _load_file(path, rules, types, meta)
-    files = bundled + list(extra_files)
+    for index, path in enumerate(files):
+        _load_file(path, rules, types, meta, bundled=index < len(bundled))
     from privlint.fix import template_ids  # light: lists privlint/fix/templates/ without importing it
 
     templates = template_ids()

@@ -145,12 +145,17 @@ def _place(raw, module, data: bytes, display: str, ctx: Context,
     from privlint.positions import spans
 
     ends = {id(item.statement): item.statement.body[-1] for item in raw if item.statement is not None}
-    tops = {id(item.node): item.top for item in raw if item.top is not None}
-    tops.update((id(ends[id(item.statement)]), item.top) for item in raw
-                if item.statement is not None and item.top is not None)
-    members = {id(item.node): item.member for item in raw if item.member is not None}
-    members.update((id(ends[id(item.statement)]), item.member) for item in raw
-                   if item.statement is not None and item.member is not None)
+    tops: dict[int, object] = {}
+    members: dict[int, object] = {}
+    for item in raw:  # a node, and the end of its statement, sit where the finding does
+        keys = [id(item.node)]
+        if item.statement is not None:
+            keys.append(id(ends[id(item.statement)]))
+        for key in keys:
+            if item.top is not None:
+                tops[key] = item.top
+            if item.member is not None:
+                members[key] = item.member
     where = spans(module, [item.node for item in raw] + list(ends.values()), tops, starts, members)
     if piece is not None:
         where = {key: (piece.original(line), column, piece.original(end_line), end_column)

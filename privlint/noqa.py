@@ -22,16 +22,13 @@ def _parse(comment: str) -> frozenset[str] | None | bool:
     return frozenset(code.upper() for code in re.split(r"[\s,]+", codes.strip()) if code)
 
 
-def directives(source: bytes, lines: "set[int] | None" = None) -> Directives:
+def directives(source: bytes, lines: set[int]) -> Directives:
     """Line -> suppressed codes, from the file's comments (never from inside strings).
     `lines`: the only lines the caller will ask about; when none of them says "noqa", the
     file is not tokenized (the tokenizer costs more than the parse of a sliced file)."""
     found: Directives = {}
-    if lines is not None:
-        rows = source.splitlines()
-        if not any(b"noqa" in rows[line - 1].lower() for line in lines if 0 < line <= len(rows)):
-            return found
-    elif b"noqa" not in source.lower():
+    rows = source.splitlines()
+    if not any(b"noqa" in rows[line - 1].lower() for line in lines if 0 < line <= len(rows)):
         return found
     try:
         for token in tokenize.tokenize(io.BytesIO(source).readline):

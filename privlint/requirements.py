@@ -26,7 +26,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
-
 _TORCH = "torch"
 
 
@@ -68,8 +67,6 @@ def _entry(text: str, where: str, found: Found) -> str | None:
         requirement = Requirement(line)
     except InvalidRequirement as exc:
         found.warnings.append(f"{where}: cannot read torch requirement {text.strip()!r} ({exc})")
-        return None
-    if canonicalize_name(requirement.name) != _TORCH:
         return None
     # Keep the user's own words ("torch>=2.6,<2.12") where they mean what packaging read.
     written = re.match(r"\s*[A-Za-z0-9._-]+\s*(?:\[[^\]]*\])?\s*\(?([^;@)]*)", line)

@@ -125,7 +125,7 @@ _VALUE_FIELDS = frozenset({"value", "test", "iter", "context_expr", "subject", "
 _STATEMENT_LIKE = (ast.stmt, ast.withitem, ast.match_case, ast.excepthandler)
 
 
-def _bound_names(statement: ast.stmt, text: bytes = b"for") -> set[bytes]:
+def _bound_names(statement: ast.stmt, text: bytes) -> set[bytes]:
     """Names a statement binds in the scope it runs in (not inside the functions and classes
     it defines). `text`: the statement's source, to skip its values when it has neither
     `:=` nor `for`."""
@@ -345,11 +345,11 @@ class _Slicer:
                 continue
             owner = scope if scope.kind == CLASS else scope.owner
             # What it may store on `self`, read from the text (a tree walk only when it matters).
+            text = b"\n".join(self.lines[unit.first - 1:unit.last])
             stores = set() if owner is None or isinstance(statement, ast.ClassDef) \
-                else set(_STORE_LIKE.findall(b"\n".join(self.lines[unit.first - 1:unit.last])))
+                else set(_STORE_LIKE.findall(text))
             binds = set() if scope.kind == CLASS \
-                else {name for s in unit.statements for name in _bound_names(
-                    s, b"\n".join(self.lines[unit.first - 1:unit.last]))}
+                else {name for s in unit.statements for name in _bound_names(s, text)}
             if binds & scope.mentioned or (stores and stores & owner.needed & _stores_of(unit)):
                 self.keep(unit)
                 continue

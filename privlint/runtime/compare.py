@@ -100,9 +100,8 @@ def split_hang(index: int, per_rank: list[dict], progress: dict[int, str],
         if stuck and returned:
             problems.append(
                 f"{label}: {_ranks(stuck)} hung inside the call while {_ranks(sorted(returned))} "
-                f"returned from it: the call runs a "
-                f"collective or builds a group that not every rank joins the same way (a mesh "
-                f"tensor built per rank does this)")
+                f"returned from it: the call runs a collective or builds a group that not every "
+                f"rank joins the same way (a mesh tensor built per rank does this)")
     return problems
 
 
