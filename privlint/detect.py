@@ -18,7 +18,7 @@ from privlint.project import ProjectIndex
 from privlint.tracking import ScopeTracking, bind_import, prebind_module_imports
 from privlint.reading import (ModuleFacts, access_text, accessed, call_arguments, identifiers,
                               sets_attributes)
-from privlint.walk import walk
+from privlint.walk import Visitor, walk
 from privlint.resolve import (INSTANCE, PATH, UNKNOWN,
                               Binding, Resolver, dotted_parts, string_value)
 
@@ -63,7 +63,7 @@ class RawFinding:
     member: cst.CSTNode | None = None  # the statement of a module-level class's body holding it
 
 
-class Detector(ScopeTracking, cst.CSTVisitor):
+class Detector(ScopeTracking, Visitor):
     def __init__(self, catalog: Catalog, module: cst.Module) -> None:
         super().__init__()
         self.catalog = catalog

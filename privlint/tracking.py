@@ -12,7 +12,7 @@ import libcst as cst
 from privlint.guards import Guard, mentions_torch_version
 from privlint.resolve import (CAPFLAG, ELEMENTS, FOREIGN, FUNCTION, INSTANCE, PATH, VERFLAG,
                               HANDED_ON, Binding, Resolver, dotted_parts)
-from privlint.walk import walk
+from privlint.walk import Visitor, walk
 
 
 class ScopeTracking:
@@ -240,7 +240,7 @@ def bind_import(resolver: Resolver, node: cst.Import | cst.ImportFrom) -> None:
 def prebind_module_imports(resolver: Resolver, module: cst.Module) -> None:
     """Bind module-level imports first, so functions defined above an import still see it."""
 
-    class _Imports(cst.CSTVisitor):
+    class _Imports(Visitor):
         def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
             return False
 

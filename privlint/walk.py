@@ -4,20 +4,22 @@ libcst's own traversal rebuilds every node on the way back up (it is shared with
 transformers) and dispatches through generic child visitors; a linter that only reads
 needs neither. This walk reads each node type's dataclass fields once, keeps the ones that
 can hold code (not whitespace, commas or brackets), and calls the visitor's `on_visit` /
-`on_leave` hooks exactly as libcst would, in source order.
+`on_leave` hooks as libcst would: statements in source order, and the parts of an expression
+in its fields' order, which is the source's but for a keyword argument's name (after its
+value) and a conditional expression's test (before its body).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import re
-from typing import Protocol
+from typing import Callable, ClassVar, Optional, Protocol
 
 import libcst as cst
 
 _TRIVIA = re.compile(
     r"whitespace|leading_lines|lines_after_decorators|^lpar$|^rpar$|comma|semicolon|^equal$|^dot$"
-    r"|^colon$|bracket|brace|^header$|^footer$|^indent$|^operator$|^star$|^asynchronous$"
+    r"|colon$|bracket|brace|^header$|^footer$|^indent$|^operator$|^star$|^asynchronous$"
     r"|^newline$|^default_|^encoding$|^has_trailing_newline$|^posonly_ind$|^relative$|^value_text$")
 
 # Where a node's field order is not its source order.
@@ -81,3 +83,36 @@ def walk(node: cst.CSTNode, hooks: Hooks) -> None:
             elif _is_node(kind):
                 walk(value, hooks)
     hooks.on_leave(node)
+
+
+_Hook = Optional[Callable[..., object]]
+
+
+class Visitor(cst.CSTVisitor):
+    """A `CSTVisitor` that finds its `visit_<Node>` and `leave_<Node>` methods once per node
+    type, in a table of its class, instead of formatting a name and failing a `getattr` on
+    every node (libcst's way): the detector sees most node types it has no method for."""
+
+    _hooks: ClassVar[dict[type, tuple[_Hook, _Hook]]] = {}
+
+    def __init_subclass__(cls, **kwargs: object) -> None:
+        super().__init_subclass__(**kwargs)
+        cls._hooks = {}  # each class its own: a subclass may add or override methods
+
+    @classmethod
+    def _find(cls, kind: type) -> tuple[_Hook, _Hook]:
+        found = (getattr(cls, f"visit_{kind.__name__}", None), getattr(cls, f"leave_{kind.__name__}", None))
+        cls._hooks[kind] = found
+        return found
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        kind = type(node)
+        hooks = type(self)._hooks.get(kind) or type(self)._find(kind)
+        # As libcst's: the children are skipped only when the method returns False itself.
+        return hooks[0] is None or hooks[0](self, node) is not False
+
+    def on_leave(self, original_node: cst.CSTNode) -> None:
+        kind = type(original_node)
+        hooks = type(self)._hooks.get(kind) or type(self)._find(kind)
+        if hooks[1] is not None:
+            hooks[1](self, original_node)

@@ -12,7 +12,7 @@ from privlint.detect import RawFinding
 from privlint.fix.render import render_expression, render_statement
 from privlint.fix.scopes import bindings, enclosing_scope, fresh_name, names_in, parents_of
 from privlint.resolve import dotted_parts
-from privlint.walk import walk
+from privlint.walk import Visitor, walk
 
 _STATEMENT_VALUES = (cst.Assign, cst.AnnAssign, cst.Return, cst.Expr)
 _SCRIPTING = ("jit.script", "jit.script_method", "jit.export", "jit.interface")
@@ -45,7 +45,7 @@ class FileFacts:
         """Import statements at module level, guarded ones (in try/if/with) included."""
         found: list[cst.Import | cst.ImportFrom] = []
 
-        class Collect(cst.CSTVisitor):
+        class Collect(Visitor):
             def visit_FunctionDef(self, node) -> bool:
                 return False
 
@@ -218,7 +218,7 @@ def scripted(node: cst.CSTNode, facts: FileFacts) -> bool:
 def _scripted_names(facts: FileFacts) -> set[str]:
     found: set[str] = set()
 
-    class Collect(cst.CSTVisitor):
+    class Collect(Visitor):
         def visit_Call(self, node: cst.Call) -> None:
             text = ".".join(dotted_parts(node.func) or [])
             if text.endswith("jit.script") and node.args and isinstance(node.args[0].value, cst.Name):
@@ -250,7 +250,7 @@ def use_context(node: cst.CSTNode, facts: FileFacts) -> str:
 def name_uses(facts: FileFacts, name: str) -> list[tuple[str, cst.CSTNode]]:
     uses: list[tuple[str, cst.CSTNode]] = []
 
-    class Collect(cst.CSTVisitor):
+    class Collect(Visitor):
         def visit_Import(self, node) -> bool:
             return False
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from privlint.walk import walk
+from privlint.walk import Visitor, walk
 
 _SCOPES = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
 
@@ -58,7 +58,7 @@ def _target_names(target: cst.CSTNode) -> list[str]:
     return []
 
 
-class _Bindings(cst.CSTVisitor):
+class _Bindings(Visitor):
     """Every binding of `name` in one scope; nested scopes only count when they reach out."""
 
     def __init__(self, name: str, root: cst.CSTNode) -> None:
@@ -144,7 +144,7 @@ class _Bindings(cst.CSTVisitor):
             self._add(node, "other")
 
 
-class _Escapes(cst.CSTVisitor):
+class _Escapes(Visitor):
     def __init__(self, owner: _Bindings) -> None:
         super().__init__()
         self.owner = owner
@@ -207,7 +207,7 @@ def enclosing_scope(node: cst.CSTNode, parents: dict[int, cst.CSTNode], module: 
     return module
 
 
-class _Names(cst.CSTVisitor):
+class _Names(Visitor):
     def __init__(self) -> None:
         super().__init__()
         self.names: set[str] = set()
