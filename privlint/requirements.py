@@ -60,6 +60,34 @@ def _entry(text: str, where: str, found: Found) -> str | None:
     head = re.match(r"[A-Za-z0-9._-]+", line)
     if not head or canonicalize_name(head.group(0)) != _TORCH:
         return None
+    plain = _plain_specifier(line)
+    return plain if plain is not None else _read_requirement(line, text, where, found)
+
+
+# `torch`, `torch>=2.4,<2.12`: a name and version clauses, without extras, markers or a URL.
+_CLAUSE = r"(?:~=|===|==|!=|<=|>=|<|>)\s*[A-Za-z0-9.*+!_-]+"
+_PLAIN = re.compile(r"[A-Za-z0-9._-]+\s*((?:" + _CLAUSE + r"(?:\s*,\s*" + _CLAUSE + r")*)?)")
+
+
+def _plain_specifier(line: str) -> str | None:
+    """The specifier of a requirement that is only a name and version clauses, read by
+    packaging's specifier grammar alone: its requirement grammar (markers, extras, URLs) costs
+    a third of a pre-commit run's imports. None when the line needs that grammar or is not
+    a valid specifier (then `_read_requirement` says why)."""
+    match = _PLAIN.fullmatch(line)
+    if match is None:
+        return None
+    from packaging.specifiers import InvalidSpecifier, SpecifierSet
+
+    text = match.group(1).strip()
+    try:
+        SpecifierSet(text)
+    except InvalidSpecifier:
+        return None
+    return text
+
+
+def _read_requirement(line: str, text: str, where: str, found: Found) -> str | None:
     from packaging.requirements import InvalidRequirement, Requirement
     from packaging.specifiers import InvalidSpecifier, SpecifierSet
 

@@ -126,3 +126,32 @@ def test_extras_alone_give_the_union_not_one_extras_pin(tmp_path):
         "from setuptools import setup\n"
         "setup(name='x', install_requires=['torch>=2.4'], extras_require={'a': ['torch==2.9.1']})\n")
     assert _found(tmp_path).range.specifier == ">=2.4"
+
+
+# Lines the plain reading takes, and lines it must hand to packaging's full grammar.
+PLAIN_AND_NOT = ["torch", "torch>=2.4,<2.12", "Torch == 2.13.0", "torch>=2.4 , <3", "torch~=2.4.0",
+                 "torch==2.4.*", "torch==2.4.1+cu121", "torch===2.4.1", "torch!=2.5.0,>=2.2",
+                 "torch>=2.4,", "torch>=2.4 <3", "torch>=two", "torch[opt]>=2.2",
+                 "torch>=2.2; python_version >= '3.9'", "torch (>=2.3)", "torch @ https://x/t.whl"]
+
+
+@pytest.mark.parametrize("line", PLAIN_AND_NOT)
+def test_a_plain_torch_line_reads_as_packagings_full_grammar_reads_it(line):
+    from privlint.requirements import Found, _entry, _read_requirement
+
+    fast, slow = Found(), Found()
+    assert _entry(line, "requirements.txt", fast) == _read_requirement(line, line, "requirements.txt", slow)
+    assert fast.warnings == slow.warnings
+
+
+def test_a_plain_torch_requirement_does_not_import_packagings_requirement_grammar(tmp_path):
+    import subprocess
+    import sys
+
+    (tmp_path / "requirements.txt").write_text("numpy\ntorch>=2.4,<2.12\n")
+    probe = ("import sys; from pathlib import Path; from privlint.requirements import find_torch_range; "
+             f"print(find_torch_range(Path({str(tmp_path)!r}), None).range.specifier, "
+             "'packaging.requirements' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True,
+                         cwd=Path(__file__).resolve().parent.parent).stdout.split()
+    assert out == [">=2.4,<2.12", "False"]
