@@ -26,8 +26,9 @@ the chain as written has a private part), so the candidates are:
 
 Anything CPython cannot parse (a syntax error, newer syntax than this Python, a null byte)
 is "maybe" everywhere: libcst then parses it and reports, as before. So is what libcst may
-fail on where CPython does not (runs of thousands of string literals), so that a PRV002 is
-never lost either; files the hostile-input screen flags never reach the gate (checker.py).
+fail on where CPython does not (a run of thousands of adjacent string literals, which CPython
+makes one constant: a file is read whole only when one string's lines hold that many quotes),
+so that a PRV002 is never lost either; files the hostile-input screen flags never reach the gate (checker.py).
 """
 
 from __future__ import annotations
@@ -186,8 +187,6 @@ def _absolute(node: ast.ImportFrom, origin: Origin) -> str | None:
 
 def read(data: bytes, words: GateWords, origin: Origin = Origin()) -> Reading:
     """Where in this file the detector may report something (see the module's docstring)."""
-    if data.count(b"'") + data.count(b'"') >= MANY_QUOTES:
-        return Reading(True)  # libcst may fail where CPython does not: libcst's turn
     # A parse makes many objects and no cycles: the cyclic collector only costs time here.
     collecting = gc.isenabled()
     gc.disable()
@@ -195,6 +194,8 @@ def read(data: bytes, words: GateWords, origin: Origin = Origin()) -> Reading:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # invalid escapes and the like: not ours to report
             tree = ast.parse(data)
+        if data.count(b"'") + data.count(b'"') >= MANY_QUOTES and _long_string_run(tree, data):
+            return Reading(True)  # libcst may fail where CPython does not: libcst's turn
         everywhere = words.types_pattern is not None and words.types_pattern.search(data) is not None
         lines = _candidates(tree, words, origin, everywhere)
     except (SyntaxError, ValueError, RecursionError, MemoryError, UnicodeError, OverflowError):
@@ -203,6 +204,20 @@ def read(data: bytes, words: GateWords, origin: Origin = Origin()) -> Reading:
         if collecting:
             gc.enable()
     return Reading(bool(lines), tree, frozenset(lines))
+
+
+def _long_string_run(tree: ast.Module, data: bytes) -> bool:
+    """Whether one string holds MANY_QUOTES quotes: CPython makes one constant of a run of
+    adjacent literals, so a run libcst rejects is one node whose text has that many."""
+    lines: list[bytes] | None = None
+    for node in ast.walk(tree):
+        if type(node) is ast.JoinedStr or (type(node) is ast.Constant
+                                           and type(node.value) in (str, bytes)):
+            lines = data.split(b"\n") if lines is None else lines
+            text = b"\n".join(lines[node.lineno - 1:node.end_lineno or node.lineno])
+            if text.count(b"'") + text.count(b'"') >= MANY_QUOTES:
+                return True
+    return False
 
 
 def may_have_findings(data: bytes, words: GateWords, origin: Origin = Origin()) -> bool:

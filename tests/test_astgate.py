@@ -13,7 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from privlint.astgate import gate_words, may_have_findings
+from privlint.astgate import MANY_QUOTES, gate_words, may_have_findings
 from privlint.catalog import load_catalog
 from privlint.checker import Context, check_source
 from privlint.config import Settings
@@ -201,10 +201,20 @@ def test_the_gate_rejects_files_without_candidates(name):
     b"# -*- coding: klingon -*-\nimport torch\n",                # an unknown encoding
     "import torch\ntype X = int\ntorch._C._foo()\n".encode(),    # PEP 695: needs Python 3.12
     b"import torch\nx = (\n" + b"'ab'\n" * 3001 + b")\n",          # CPython parses, libcst does not
+    b"import torch\nx = (\n" + (b"'ab' " * 301 + b"\n") * 10 + b"'c')\n",  # the same, ten lines
 ])
 def test_what_cpython_cannot_parse_goes_on_to_libcst(data):
     # Whether CPython parses it (PEP 695 on 3.12+) or not, the file must reach libcst.
     assert may_have_findings(data, WORDS)
+    _same_report(data)
+
+
+def test_many_strings_that_are_not_one_run_are_read_by_the_gate():
+    # As many quotes as a run libcst rejects, in separate strings (a table of names): the gate
+    # reads the file, and without a candidate libcst never sees it.
+    data = b"import torch\nNAMES = {\n" + b"".join(b"    'k%d': 'v',\n" % i for i in range(1600)) + b"}\n"
+    assert data.count(b"'") >= MANY_QUOTES
+    assert not may_have_findings(data, WORDS)
     _same_report(data)
 
 
