@@ -264,7 +264,8 @@ def check_source(data: bytes, display: str, ctx: Context, fix: str | None = None
             return FileResult([], data)
         if reading.tree is not None:
             whole_starts = slicing.statement_starts(reading.tree)
-            piece = slicing.slice_source(data, reading.tree, reading.lines) \
+            inside_torch = name is not None and name[0].split(".")[0] == "torch"
+            piece = slicing.slice_source(data, reading.tree, reading.lines, inside_torch) \
                 if ctx.use_slicing and fix is None \
                 and not slicing.fixable_outside_try(data, reading.tree, reading.lines, ctx.fixable) else None
             if piece is not None:

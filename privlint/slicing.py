@@ -34,8 +34,10 @@ empty), and two of a function's statements when it has two or more (a one-statem
 handler, `else` or `finally` is kept whole (a handler's guard reads the whole try body); a
 `match` is kept whole.
 
-Files the slice cannot keep whole-line faithful (carriage returns, a BOM) or that star-import
-a module (whose names no statement shows) are not sliced.
+A star import of one of the project's modules is always kept (the names it binds are in no
+statement here). Files the slice cannot keep whole-line faithful (carriage returns, a BOM) or
+that star-import a torch module anywhere (the detector reads a name the file binds nowhere as
+that module's, and "nowhere" needs the whole file) are not sliced.
 """
 
 from __future__ import annotations
@@ -259,10 +261,12 @@ class _Slicer:
     """Chooses what to keep: a work list of kept statements, each read once (whole, or opened
     into its bodies), and per scope an index from names to the statements that bind them."""
 
-    def __init__(self, lines: list[bytes], candidates: frozenset[int], private: frozenset[bytes]):
+    def __init__(self, lines: list[bytes], candidates: frozenset[int], private: frozenset[bytes],
+                 stars: list[int]):
         self.lines = lines
         self.candidates = sorted(candidates)
         self.private = private
+        self.stars = stars  # the lines of the project's star imports: what they bind is unseen
         self.todo: list[_Unit] = []
         self.functions: list[_Body] = []  # the bodies of the functions opened
         self.bodies: list[_Body] = []
@@ -281,6 +285,11 @@ class _Slicer:
     def has_candidate_in(self, first: int, last: int) -> bool:
         index = bisect_left(self.candidates, first)
         return index < len(self.candidates) and self.candidates[index] <= last
+
+    def _holds_star(self, unit: _Unit) -> bool:
+        """A star import binds names no statement shows: it is kept, and what holds it."""
+        index = bisect_left(self.stars, unit.first)
+        return index < len(self.stars) and self.stars[index] <= unit.last
 
     def keep(self, unit: _Unit) -> None:
         if not unit.kept:
@@ -328,7 +337,7 @@ class _Slicer:
                     statement.body[-1].end_lineno + 1, unit.last))
             # A guard holds for the code after it, up to the end of its scope (a narrowing
             # `assert isinstance(p, DTensor)` too): it matters when a candidate is there.
-            keep = self.has_candidate(unit) or nested \
+            keep = self.has_candidate(unit) or nested or self._holds_star(unit) \
                 or (guard and self.has_candidate_in(unit.last + 1, scope.end)) \
                 or (scope.kind == CLASS and not definition and not _is_string(unit)) \
                 or bool(self.unit_words(unit) & self.private)
@@ -494,20 +503,43 @@ def _class_members(unit: _Unit) -> list[_Unit]:
     return _units(unit.statements[0].body, _Scope(CLASS, 0))
 
 
-def slice_source(data: bytes, tree: ast.Module, candidates: frozenset[int]) -> Slice | None:
-    """The kept lines of the file (see Slice); None to parse it whole."""
+def _star_imports(tree: ast.Module) -> list[ast.ImportFrom]:
+    """`from m import *` statements: at module level, in its `if`s and `try`s too (Python
+    allows them nowhere else)."""
+    found: list[ast.ImportFrom] = []
+    todo: list = list(tree.body)
+    while todo:
+        statement = todo.pop()
+        kind = type(statement)
+        if kind is ast.ImportFrom and statement.names[0].name == "*":
+            found.append(statement)
+        elif kind not in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef):
+            for name in BODIES:
+                todo.extend(getattr(statement, name, ()) or ())
+    return found
+
+
+def slice_source(data: bytes, tree: ast.Module, candidates: frozenset[int],
+                 inside_torch: bool = False) -> Slice | None:
+    """The kept lines of the file (see Slice); None to parse it whole. `inside_torch`: the
+    file is a module of torch's own package, where a relative import names torch's modules."""
     if b"\r" in data or data.startswith(b"\xef\xbb\xbf"):
         return None
     lines = data.split(b"\n")
     units = _units(tree.body, _Scope(MODULE, len(lines)))
-    if not units or not candidates or any(
-            type(s) is ast.ImportFrom and s.names[0].name == "*" for s in tree.body):
-        return None  # a star import binds names no statement shows (the detector's star roots)
+    if not units or not candidates:
+        return None
+    stars = _star_imports(tree)
+    if any((star.level and inside_torch) or (not star.level and (star.module or "").split(".")[0] == "torch")
+           for star in stars):
+        # The detector reads any name the file binds nowhere as the star-imported module's
+        # (its star roots), and "nowhere" is the whole file's answer, not a slice's.
+        return None
     # The private names the candidates use: whatever else mentions them is kept, so the
     # detector's whole-file reading of those names ("set here first", probes) is unchanged.
     private = _private(frozenset(w for line in candidates if 0 < line <= len(lines)
                                  for w in _WORD.findall(lines[line - 1])))
-    slicer = _Slicer(lines, candidates, private)
+    slicer = _Slicer(lines, candidates, private, sorted(star.lineno for star in stars))
     slicer.add(units)
     slicer.run()
     keep = bytearray(len(lines) + 1)

@@ -11,10 +11,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from privlint.astgate import gate_words, read
+from privlint.astgate import Origin, gate_words, read
 from privlint.catalog import load_catalog
 from privlint.checker import Context, check_source
 from privlint.config import Settings
+from privlint.project import module_name
 from privlint import slicing
 from privlint.slicing import slice_source
 
@@ -399,6 +400,63 @@ def test_files_a_slice_cannot_keep_faithful_are_parsed_whole(data):
     _same_report(data)
 
 
+def test_a_torch_star_import_in_a_try_keeps_the_file_whole():
+    # Under a torch star import the detector reads a name the file binds nowhere as torch's:
+    # `new_thing` is bound, inside another function, which a slice would leave out.
+    data = _source("""
+        try:
+            from torch.distributed import *
+        except ImportError:
+            pass
+        def unrelated():
+            new_thing = 1
+            return new_thing
+        @FILLER@
+        def use():
+            return new_thing._private_member
+    """)
+    assert _sliced(data) is None
+    assert _same_report(data) == []
+
+
+@pytest.mark.parametrize("layout", [
+    """
+        try:
+            from .names import *
+        except ImportError:
+            pass
+        @FILLER@
+        def gather(out, inp):
+            dist._all_gather_base(out, inp)
+    """,
+    # Module-level imports are bound before any function body runs: a use above counts too.
+    """
+        def gather(out, inp):
+            dist._all_gather_base(out, inp)
+        @FILLER@
+        from .names import *
+    """])
+def test_a_star_import_of_the_project_s_own_module_is_kept_in_the_slice(tmp_path, layout):
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "names.py").write_text("import torch.distributed as dist\n")
+    user = tmp_path / "pkg" / "user.py"
+    data = _source(layout)
+    user.write_bytes(data)
+    settings = Settings(project_root=tmp_path)
+    contexts = [dataclasses.replace(Context.build(CATALOG, settings), fixable=()),
+                Context.build(CATALOG, settings, use_slicing=False),
+                Context.build(CATALOG, settings, use_prefilter=False)]
+    reading = read(data, WORDS, Origin(contexts[0].project, module_name(user)))
+    piece = slice_source(data, reading.tree, reading.lines)
+    assert piece is not None and b"from .names import *" in piece.source
+    assert b"helper_7" not in piece.source
+    reports = [[(f, f.fingerprint) for f in check_source(data, str(user), ctx).findings]
+               for ctx in contexts]
+    assert reports[0] == reports[1] == reports[2]
+    assert [f.api for f, _ in reports[0]] == ["torch.distributed._all_gather_base"]
+
+
 NAMES = ["dist", "pg", "mesh", "x", "helper"]
 STATEMENTS = [
     "import torch.distributed as dist",
@@ -420,6 +478,8 @@ STATEMENTS = [
     "x_{a} = 1; y_{a} = {a}._allgather_base(out, inp)",
     "def left_{a}():\n    return 1\n    # the footer of left_{a}",
     "{a} = 1  # noqa: PRV900",
+    "try:\n    from torch.distributed import *\nexcept ImportError:\n    pass",
+    "def unrelated_{a}():\n    {b} = 1\n    return {b}",
 ]
 
 
