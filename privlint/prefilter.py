@@ -18,6 +18,7 @@ parser. Comments and strings are not told apart from code: that only lets more t
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -332,17 +333,26 @@ def _bindings(data: bytes, name: bytes):
     """Where a file may give `name` a value: for an assignment, the rest of its line (a keyword
     argument or default looks the same, which only counts more); None for a walrus, a loop
     target or a `def`. Annotations alone type nothing the text does not name."""
-    word = re.escape(name)
-    for match in re.finditer(word + rb"[ \t]*(?::[^=\n]*)?=(?!=)([^\n]*)|" + word + rb"[\s\\]*:=",
-                             data):
+    assigned, looped = _binding_patterns(name)
+    for match in assigned.finditer(data):
         start = match.start()
         if start and data[start - 1] in _BEFORE_NAME:
             continue  # `other_name =`, `x.name =`
         yield match.group(1)
-    if re.search(rb"for[\s(]+" + word + rb"[\s)]+in\b|def[ \t]+" + word + rb"\b", data):
+    if looped.search(data):
         yield None
 
 
+# Compiled once per name: the same names (`model`, `module`, `pg`) come back file after file,
+# more of them than the `re` module's own cache keeps.
+@functools.lru_cache(maxsize=4096)
+def _binding_patterns(name: bytes) -> "tuple[re.Pattern[bytes], re.Pattern[bytes]]":
+    word = re.escape(name)
+    return (re.compile(word + rb"[ \t]*(?::[^=\n]*)?=(?!=)([^\n]*)|" + word + rb"[\s\\]*:="),
+            re.compile(rb"for[\s(]+" + word + rb"[\s)]+in\b|def[ \t]+" + word + rb"\b"))
+
+
+@functools.lru_cache(maxsize=4096)
 def _assigns_self(attribute: bytes) -> "re.Pattern[bytes]":
     """`self.<attribute> = ...` (group 1: the rest of the line), or a loop target."""
     word = re.escape(attribute)
