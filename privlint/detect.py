@@ -18,7 +18,7 @@ from privlint.project import ProjectIndex
 from privlint.tracking import ScopeTracking, bind_import, prebind_module_imports
 from privlint.reading import (ModuleFacts, access_text, accessed, call_arguments, identifiers,
                               sets_attributes)
-from privlint.walk import Visitor, walk
+from privlint.walk import Visitor, quiet_leaves, walk
 from privlint.resolve import (INSTANCE, PATH, UNKNOWN,
                               Binding, Resolver, dotted_parts, string_value)
 
@@ -66,6 +66,9 @@ class RawFinding:
 class Detector(ScopeTracking, Visitor):
     def __init__(self, catalog: Catalog, module: cst.Module) -> None:
         super().__init__()
+        # Names, numbers and strings are read by their parents' methods, never by their own:
+        # their visits would only push and pop bookkeeping nothing reads (walk.py skips them).
+        self.quiet = quiet_leaves(type(self))
         self.catalog = catalog
         self.findings: list[RawFinding] = []
         self.resolver = Resolver(self.catalog)

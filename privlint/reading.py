@@ -9,7 +9,7 @@ import libcst as cst
 
 from privlint.catalog import is_private
 from privlint.resolve import dotted_parts, string_value
-from privlint.walk import children
+from privlint.walk import LEAVES, children
 
 
 def call_arguments(call: cst.Call, params: tuple[str, ...]) -> tuple[str, ...]:
@@ -98,6 +98,8 @@ _READ = frozenset({cst.ImportFrom, cst.Attribute, cst.Assign, cst.AnnAssign, cst
 
 class ModuleFacts(cst.CSTVisitor):
     """One cheap pass before the walk: the __future__ import, names bound, attributes set."""
+
+    quiet = frozenset(LEAVES)  # `on_visit` reads none of them (walk.py skips them)
 
     def __init__(self) -> None:
         self.future_annotations = False

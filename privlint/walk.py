@@ -71,18 +71,37 @@ def children(node: cst.CSTNode):
             yield value
 
 
+# Nodes with no code below them. Most of a tree is these, and most visitors have nothing to
+# do for them: a visitor lists in `quiet` those whose visits it can do without.
+LEAVES = (cst.Name, cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString)
+
+
+def quiet_leaves(kind: type) -> frozenset[type]:
+    """The leaf node types a visitor class has no `visit_`/`leave_` method for: what it may
+    declare `quiet` when its `on_visit`/`on_leave` do nothing else a leaf could notice."""
+    return frozenset(leaf for leaf in LEAVES if not hasattr(kind, f"visit_{leaf.__name__}")
+                     and not hasattr(kind, f"leave_{leaf.__name__}"))
+
+
 def walk(node: cst.CSTNode, hooks: Hooks) -> None:
-    if hooks.on_visit(node):
-        for name in _fields(type(node)):
+    """Call `hooks.on_visit`/`on_leave` for `node` and the nodes below it, but for those of a
+    type in `hooks.quiet` (if it has one), which are not visited at all."""
+    _walk(node, hooks.on_visit, hooks.on_leave, getattr(hooks, "quiet", frozenset()))
+
+
+def _walk(node: cst.CSTNode, on_visit, on_leave, quiet: frozenset[type]) -> None:
+    if on_visit(node):
+        for name in _FIELDS.get(type(node)) or _fields(type(node)):
             value = getattr(node, name)
             kind = type(value)
             if kind is tuple or kind is list:
                 for item in value:
-                    if _is_node(type(item)):
-                        walk(item, hooks)
-            elif _is_node(kind):
-                walk(value, hooks)
-    hooks.on_leave(node)
+                    kind = type(item)
+                    if kind not in quiet and _is_node(kind):
+                        _walk(item, on_visit, on_leave, quiet)
+            elif kind not in quiet and _is_node(kind):
+                _walk(value, on_visit, on_leave, quiet)
+    on_leave(node)
 
 
 _Hook = Optional[Callable[..., object]]

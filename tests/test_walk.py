@@ -78,3 +78,26 @@ def test_a_subclass_finds_its_own_methods_not_its_parents():
     walk(module, child)
     assert parent.seen == ["parent", "parent"]
     assert child.seen == ["child", "child"]
+
+
+def test_a_visitor_s_quiet_leaves_are_not_visited():
+    from privlint.walk import quiet_leaves
+
+    class Types(Visitor):
+        def __init__(self) -> None:
+            super().__init__()
+            self.quiet = quiet_leaves(type(self))
+            self.seen: list[str] = []
+
+        def on_visit(self, node: cst.CSTNode) -> bool:
+            self.seen.append(type(node).__name__)
+            return super().on_visit(node)
+
+        def visit_Integer(self, node: cst.Integer) -> None:  # a leaf it listens to
+            pass
+
+    assert cst.Integer not in quiet_leaves(Types) and cst.Name in quiet_leaves(Types)
+    types = Types()
+    walk(cst.parse_module("f(x, 'a', 1)\n"), types)
+    assert "Call" in types.seen and "Integer" in types.seen
+    assert "Name" not in types.seen and "SimpleString" not in types.seen
