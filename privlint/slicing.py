@@ -542,6 +542,14 @@ def slice_source(data: bytes, tree: ast.Module, candidates: frozenset[int],
     slicer = _Slicer(lines, candidates, private, sorted(star.lineno for star in stars))
     slicer.add(units)
     slicer.run()
+    first = next((index for index, unit in enumerate(units) if unit.kept), 0)
+    if first and any(line.lstrip().startswith(b"#")
+                     for line in lines[units[first - 1].last:units[first].first - 1]):
+        # Comments at the top of a file are the module's header to libcst, and comments after
+        # a statement are the next statement's own (its fingerprint hashes them): the file's
+        # first statement is kept, so that those comments stay the next statement's.
+        slicer.keep(units[0])
+        slicer.run()
     keep = bytearray(len(lines) + 1)
     _mark(units, keep, lines, 1)
     numbers = [number for number in range(1, len(lines) + 1) if keep[number]]

@@ -137,6 +137,13 @@ CASES = {
         @FILLER@
         make()._allgather_base(a, b)
     """,
+    "comments above the first statement kept, the file's first left out": """
+        import os
+        @FILLER@
+        # a note on the use: the statement's own, not the module's header
+        torch._C._foo()
+        import torch
+    """,
     "comments above a use, after code left out": """
         import torch
         @FILLER@
