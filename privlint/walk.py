@@ -76,11 +76,18 @@ def children(node: cst.CSTNode):
 LEAVES = (cst.Name, cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString)
 
 
+def _method(kind: type, name: str) -> Callable[..., object] | None:
+    """A visitor class's own method `name`, None where it has only libcst's empty stub (every
+    `CSTVisitor` inherits one `visit_`/`leave_` per node type, which does nothing)."""
+    found = getattr(kind, name, None)
+    return None if found is None or found is getattr(cst.CSTVisitor, name, None) else found
+
+
 def quiet_leaves(kind: type) -> frozenset[type]:
     """The leaf node types a visitor class has no `visit_`/`leave_` method for: what it may
     declare `quiet` when its `on_visit`/`on_leave` do nothing else a leaf could notice."""
-    return frozenset(leaf for leaf in LEAVES if not hasattr(kind, f"visit_{leaf.__name__}")
-                     and not hasattr(kind, f"leave_{leaf.__name__}"))
+    return frozenset(leaf for leaf in LEAVES if _method(kind, f"visit_{leaf.__name__}") is None
+                     and _method(kind, f"leave_{leaf.__name__}") is None)
 
 
 def walk(node: cst.CSTNode, hooks: Hooks) -> None:
@@ -109,8 +116,9 @@ _Hook = Optional[Callable[..., object]]
 
 class Visitor(cst.CSTVisitor):
     """A `CSTVisitor` that finds its `visit_<Node>` and `leave_<Node>` methods once per node
-    type, in a table of its class, instead of formatting a name and failing a `getattr` on
-    every node (libcst's way): the detector sees most node types it has no method for."""
+    type, in a table of its class, instead of formatting a name for a `getattr` on every node
+    (libcst's way), and calls none where it has only libcst's empty stub: the detector has a
+    method for few of the node types it sees."""
 
     _hooks: ClassVar[dict[type, tuple[_Hook, _Hook]]] = {}
 
@@ -120,7 +128,7 @@ class Visitor(cst.CSTVisitor):
 
     @classmethod
     def _find(cls, kind: type) -> tuple[_Hook, _Hook]:
-        found = (getattr(cls, f"visit_{kind.__name__}", None), getattr(cls, f"leave_{kind.__name__}", None))
+        found = (_method(cls, f"visit_{kind.__name__}"), _method(cls, f"leave_{kind.__name__}"))
         cls._hooks[kind] = found
         return found
 
