@@ -2,14 +2,18 @@
 
     python bench/stages.py [bench/corpus/src]
 
-For every file: the text prefilter, then for those it keeps CPython's `ast` gate, then for those
-the slice, libcst's parse of what is handed to it, and the detector with placing (the rest of
-`check_source`). Prints files and lines in and out of each stage and its CPU seconds, so that
-RESULTS.md can say what is left. The checker's own code does the work; this only times it.
+Runs the checker on every file as a `-j 1` cold run does (the text prefilter, then
+`check_source`, with the collector run between files as the runner does), and times the
+checker's own functions in place: CPython's parse and the gate's walk, slicing, libcst's parse
+(slices, and whole files analysed for a fix), the detector, placing and fix plans. Nothing is
+run twice, so the stages add up to the total, less what sits between them. Prints a table in
+CPU seconds for RESULTS.md, and the lines handed to libcst.
 """
 
 from __future__ import annotations
 
+import ast
+import gc
 import sys
 import time
 from pathlib import Path
@@ -17,76 +21,74 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
-from privlint import astgate, slicing  # noqa: E402
+import privlint.astgate as astgate  # noqa: E402
+import privlint.checker as checker  # noqa: E402
+import privlint.cstparse as cstparse  # noqa: E402
+import privlint.detect as detect  # noqa: E402
+import privlint.slicing as slicing  # noqa: E402
 from privlint.catalog import load_catalog  # noqa: E402
-from privlint.checker import Context, check_source  # noqa: E402
 from privlint.config import Settings  # noqa: E402
+
+STAGES = [  # (module, function, what the table calls it)
+    (ast, "parse", "CPython's parse (the gate's)"),
+    (astgate, "_candidates", "the gate's walk"),
+    (slicing, "slice_source", "slicing"),
+    (cstparse, "parse_module", "libcst's parse"),
+    (detect, "detect", "the detector"),
+    (checker, "_place", "placing (positions, noqa, messages)"),
+    (checker, "_with_plans", "fix plans"),
+]
 
 
 def main() -> int:
     src = Path(sys.argv[1]) if len(sys.argv) > 1 else HERE / "corpus" / "src"
-    ctx = Context.build(load_catalog(), Settings())
-    files = sorted(src.rglob("*.py"))
     clock = time.process_time
-    spent = {"read": 0.0, "text": 0.0, "gate": 0.0, "slice": 0.0, "libcst parse": 0.0,
-             "whole check (gate to placed findings)": 0.0}
-    counts = {"files": len(files), "text kept": 0, "gate kept": 0, "sliced": 0}
-    lines = {"all": 0, "gate kept": 0, "handed to libcst": 0}
-    import gc
+    spent: dict[str, float] = {}
+    handed = [0, 0]  # lines and parses handed to libcst
 
-    from privlint.cstparse import parse_module
-
-    gc.freeze()
-    for path in files:
-        gc.collect(0)  # as the runner does: the collector runs between files, not inside one
-        gc.disable()
-        start = clock()
-        data = path.read_bytes()
-        spent["read"] += clock() - start
-        lines["all"] += data.count(b"\n")
-        start = clock()
-        kept = ctx.relevant.search(data)
-        spent["text"] += clock() - start
-        if not kept:
-            continue
-        counts["text kept"] += 1
-        start = clock()
-        reading = astgate.read(data, ctx.gate)
-        spent["gate"] += clock() - start
-        if not reading.maybe:
-            continue
-        counts["gate kept"] += 1
-        lines["gate kept"] += data.count(b"\n")
-        source = data
-        if reading.tree is not None:
+    def timed(function, label):
+        def run(*args, **kwargs):
             start = clock()
-            piece = slicing.slice_source(data, reading.tree, reading.lines)
-            spent["slice"] += clock() - start
-            if piece is not None:
-                counts["sliced"] += 1
-                source = piece.source
-        lines["handed to libcst"] += sum(1 for line in source.split(b"\n") if line.strip())
-        start = clock()
-        try:
-            parse_module(source)
-        except Exception:  # noqa: BLE001 - a file libcst rejects is timed all the same
-            pass
-        spent["libcst parse"] += clock() - start
-        start = clock()
-        check_source(data, str(path), ctx)
-        spent["whole check (gate to placed findings)"] += clock() - start
+            try:
+                return function(*args, **kwargs)
+            finally:
+                spent[label] = spent.get(label, 0.0) + clock() - start
+        return run
+
+    for module, name, label in STAGES:
+        setattr(module, name, timed(getattr(module, name), label))
+    parse = cstparse.parse_module
+
+    def counted(data):
+        handed[0] += (data if isinstance(data, bytes) else data.encode()).count(b"\n")
+        handed[1] += 1
+        return parse(data)
+
+    cstparse.parse_module = counted
+    ctx = checker.Context.build(load_catalog(), Settings(project_root=src))
+    files = sorted(src.rglob("*.py"))
+    data = [(path, path.read_bytes()) for path in files]
+    gc.freeze()
+    kept = 0
+    start = clock()
+    for path, source in data:
+        begin = clock()
+        relevant = ctx.relevant.search(source)
+        spent["text prefilter"] = spent.get("text prefilter", 0.0) + clock() - begin
+        if not relevant:
+            continue
+        kept += 1
+        gc.disable()
+        checker.check_source(source, str(path), ctx, None, relevant)
         gc.enable()
-    print("| stage | files in | CPU s |")
-    print("|---|---|---|")
-    print(f"| read | {counts['files']} | {spent['read']:.2f} |")
-    print(f"| text prefilter | {counts['files']} (keeps {counts['text kept']}) | {spent['text']:.2f} |")
-    print(f"| `ast` gate | {counts['text kept']} (keeps {counts['gate kept']}) | {spent['gate']:.2f} |")
-    print(f"| slice | {counts['gate kept']} (sliced {counts['sliced']}) | {spent['slice']:.2f} |")
-    print(f"| libcst parse (of what is handed to it) | {counts['gate kept']} | {spent['libcst parse']:.2f} |")
-    print(f"| check_source on the gate's files (gate, slice, parse, detect, place) | "
-          f"{counts['gate kept']} | {spent['whole check (gate to placed findings)']:.2f} |")
-    print(f"\nLines: {lines['all']} in all; {lines['gate kept']} in the files the gate keeps; "
-          f"{lines['handed to libcst']} non-blank lines handed to libcst.")
+        gc.collect(0)
+    total = clock() - start
+    print("| stage | CPU s |")
+    print("|---|---|")
+    for label, seconds in sorted(spent.items(), key=lambda item: -item[1]):
+        print(f"| {label} | {seconds:.2f} |")
+    print(f"| all of it ({len(files)} files, {kept} past the text prefilter) | {total:.2f} |")
+    print(f"\nlibcst parsed {handed[0]} lines in {handed[1]} parses.")
     return 0
 
 
