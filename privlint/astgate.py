@@ -213,7 +213,8 @@ def _long_string_run(tree: ast.Module, data: bytes) -> bool:
     for node in ast.walk(tree):
         if type(node) is ast.JoinedStr or (type(node) is ast.Constant
                                            and type(node.value) in (str, bytes)):
-            lines = data.split(b"\n") if lines is None else lines
+            # CPython's line numbers count `\r\n`, `\r` and `\n` as line ends, as `splitlines` does.
+            lines = data.splitlines() if lines is None else lines
             text = b"\n".join(lines[node.lineno - 1:node.end_lineno or node.lineno])
             if text.count(b"'") + text.count(b'"') >= MANY_QUOTES:
                 return True

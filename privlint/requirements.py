@@ -65,8 +65,9 @@ def _entry(text: str, where: str, found: Found) -> str | None:
 
 
 # `torch`, `torch>=2.4,<2.12`: a name and version clauses, without extras, markers or a URL.
-_CLAUSE = r"(?:~=|===|==|!=|<=|>=|<|>)\s*[A-Za-z0-9.*+!_-]+"
-_PLAIN = re.compile(r"[A-Za-z0-9._-]+\s*((?:" + _CLAUSE + r"(?:\s*,\s*" + _CLAUSE + r")*)?)")
+# Spaces and tabs only: PEP 508 allows no other whitespace there (`\s` would take a no-break space).
+_CLAUSE = r"(?:~=|===|==|!=|<=|>=|<|>)[ \t]*[A-Za-z0-9.*+!_-]+"
+_PLAIN = re.compile(r"[A-Za-z0-9._-]+[ \t]*((?:" + _CLAUSE + r"(?:[ \t]*,[ \t]*" + _CLAUSE + r")*)?)")
 
 
 def _plain_specifier(line: str) -> str | None:

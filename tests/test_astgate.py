@@ -202,6 +202,8 @@ def test_the_gate_rejects_files_without_candidates(name):
     "import torch\ntype X = int\ntorch._C._foo()\n".encode(),    # PEP 695: needs Python 3.12
     b"import torch\nx = (\n" + b"'ab'\n" * 3001 + b")\n",          # CPython parses, libcst does not
     b"import torch\nx = (\n" + (b"'ab' " * 301 + b"\n") * 10 + b"'c')\n",  # the same, ten lines
+    # The same with lone carriage returns, line ends to CPython, after a line with several.
+    b"# c\r\r\r\nimport torch\nx = (\n" + b"'ab'\r" * 3001 + b")\n",
 ])
 def test_what_cpython_cannot_parse_goes_on_to_libcst(data):
     # Whether CPython parses it (PEP 695 on 3.12+) or not, the file must reach libcst.

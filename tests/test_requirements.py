@@ -132,7 +132,8 @@ def test_extras_alone_give_the_union_not_one_extras_pin(tmp_path):
 PLAIN_AND_NOT = ["torch", "torch>=2.4,<2.12", "Torch == 2.13.0", "torch>=2.4 , <3", "torch~=2.4.0",
                  "torch==2.4.*", "torch==2.4.1+cu121", "torch===2.4.1", "torch!=2.5.0,>=2.2",
                  "torch>=2.4,", "torch>=2.4 <3", "torch>=two", "torch[opt]>=2.2",
-                 "torch>=2.2; python_version >= '3.9'", "torch (>=2.3)", "torch @ https://x/t.whl"]
+                 "torch>=2.2; python_version >= '3.9'", "torch (>=2.3)", "torch @ https://x/t.whl",
+                 "torch\xa0>=2.4", "torch>=2.4,\u2003<3", "torch>=2.4\x0c,<3", "torch>=\t2.4"]
 
 
 @pytest.mark.parametrize("line", PLAIN_AND_NOT)
