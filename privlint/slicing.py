@@ -605,20 +605,21 @@ def _mark(units: list[_Unit], keep: bytearray, lines: list[bytes], start: int) -
     finding's fingerprint hashes its statement with the comments above it). `start`: the
     first line after what introduces these statements (the file's start, a header)."""
     previous_end = start - 1
-    after_statement = False
+    previous: _Unit | None = None
     for unit in units:
-        if unit.kept:
-            # The comments above a statement are its own, except those indented deeper than it
-            # right after another statement: the footer of the block before (kept with it, or not).
-            indent = len(lines[unit.first - 1]) - len(lines[unit.first - 1].lstrip())
-            footer = after_statement
+        # The lines between two statements are the later one's, except the footer of a block
+        # the earlier one ends with: libcst gives that block every line up to the last one
+        # that starts with the block's indentation. A footer goes with its statement.
+        footer_end = previous_end
+        block_indent = _last_block_indent(previous, lines) if previous is not None else None
+        if block_indent is not None:
             for number in range(previous_end + 1, unit.first):
-                text = lines[number - 1]
-                stripped = text.lstrip()
-                if footer and stripped and len(text) - len(stripped) > indent:
-                    continue
-                footer = footer and not stripped
-                keep[number] = 1
+                if lines[number - 1].startswith(block_indent):
+                    footer_end = number
+            if previous is not None and previous.kept:
+                _span(keep, previous_end + 1, footer_end)
+        if unit.kept:
+            _span(keep, footer_end + 1, unit.first - 1)
             if unit.bodies is None and unit.inside is not None:
                 _span(keep, unit.first, unit.inside[0] - 1)
                 _span(keep, unit.inside[1] + 1, unit.last)
@@ -633,4 +634,31 @@ def _mark(units: list[_Unit], keep: bytearray, lines: list[bytes], start: int) -
                     _mark(body.units, keep, lines, body.start)
                 _span(keep, bodies[-1].units[-1].last + 1, unit.last)  # a try's handlers
         previous_end = unit.last
-        after_statement = True
+        previous = unit
+
+
+def _last_block_indent(unit: _Unit, lines: list[bytes]) -> bytes | None:
+    """The indentation of the block a statement ends with (`def f():` then its body's), None
+    when it ends with none (`x = 1`, `if c: pass`)."""
+    statement = unit.statements[-1]
+    while True:
+        kind = type(statement)
+        if kind in _TRIES:  # body, handlers, `else`, `finally`: the last one present ends it
+            block = statement.finalbody or statement.orelse \
+                or (statement.handlers[-1].body if statement.handlers else statement.body)
+        elif kind is ast.Match:
+            block = statement.cases[-1].body
+        elif isinstance(statement, _OPENED):
+            block = getattr(statement, "orelse", None) or statement.body
+        else:
+            return None
+        first = block[0]
+        text = lines[first.lineno - 1]
+        indent = text[:first.col_offset]
+        if indent.strip():
+            return None  # on its header's line (`if c: pass`): no indented block
+        if kind is ast.If and block is statement.orelse and len(block) == 1 and type(first) is ast.If \
+                and text[first.col_offset:first.col_offset + 4] == b"elif":
+            statement = first  # `elif`: the chain's last block is that `if`'s
+            continue
+        return indent

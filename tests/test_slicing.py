@@ -464,6 +464,24 @@ def test_a_star_import_of_the_project_s_own_module_is_kept_in_the_slice(tmp_path
     assert [f.api for f, _ in reports[0]] == ["torch.distributed._all_gather_base"]
 
 
+@pytest.mark.parametrize("data", [
+    b"import torch\ny = 1\n    # note\ntorch._C._foo()\n",
+    b"import torch\ndef f():\n    y = 1\n        # note\n    torch._C._foo()\n",
+    b"import torch\ndef g():\n    if y:\n        pass\n  # odd\ntorch._C._foo()\n",
+    b"import os\ny = 1\n\n    # deeper after blank\ntorch._C._foo()\nimport torch\n",
+    b"import torch\ndef g():\n    return 1\n    # footer of g\n\n# mine\ntorch._C._foo()\n",
+    b"import torch\ndef g():\n    return 1\n# mine\n    # footer of g after all\ntorch._C._foo()\n",
+    b"import torch\nif a:\n    x = 1\nelif b:\n    y = 2\n    # footer\ntorch._C._foo()\n",
+    b"import torch\nif a:\n    x = 1\nelse:\n    if b:\n            y = 2\n      # where\ntorch._C._foo()\n",
+    b"import torch\ntry:\n    x = 1\nexcept E:\n    y = 2\n  # where\n    # footer\ntorch._C._foo()\n",
+    b"import torch\nif a: x = 1\n    # not a footer\ntorch._C._foo()\n",
+])
+def test_comments_between_statements_go_where_libcst_puts_them(slice_everything, data):
+    # A block's footer is every line up to the last one that starts with the block's
+    # indentation; the rest is the next statement's, and its fingerprint hashes them.
+    _same_report(data)
+
+
 NAMES = ["dist", "pg", "mesh", "x", "helper"]
 STATEMENTS = [
     "import torch.distributed as dist",
@@ -484,6 +502,8 @@ STATEMENTS = [
     "@staticmethod\n# between decorators\n@property\ndef deco_{a}():\n    return {a}._allgather_base(out, inp)",
     "x_{a} = 1; y_{a} = {a}._allgather_base(out, inp)",
     "def left_{a}():\n    return 1\n    # the footer of left_{a}",
+    "def half_{a}():\n    return 1\n  # shallower than its body: the next statement's\n",
+    "odd_{a} = 2\n        # deeper than the code, after a plain statement: the next one's",
     "{a} = 1  # noqa: PRV900",
     "try:\n    from torch.distributed import *\nexcept ImportError:\n    pass",
     "def unrelated_{a}():\n    {b} = 1\n    return {b}",
