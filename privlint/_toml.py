@@ -30,8 +30,10 @@ def load_toml_memo(path: Path) -> dict[str, Any]:
     check. A memo that cannot be written or read is skipped, never an error."""
     with open(path, "rb") as handle:
         raw = handle.read()
-    memo = Path(__file__).resolve().parent / "__pycache__" / \
-        f"{path.name}.{hashlib.sha1(raw).hexdigest()[:16]}.py{sys.version_info[0]}{sys.version_info[1]}.marshal"
+    digest = hashlib.sha1(raw).hexdigest()[:16]
+    python = f"py{sys.version_info[0]}{sys.version_info[1]}"
+    cache = Path(__file__).resolve().parent / "__pycache__"
+    memo = cache / f"{path.name}.{digest}.{python}.marshal"
     try:
         data = marshal.loads(memo.read_bytes())
         if isinstance(data, dict):

@@ -28,7 +28,8 @@ Anything CPython cannot parse (a syntax error, newer syntax than this Python, a 
 is "maybe" everywhere: libcst then parses it and reports, as before. So is what libcst may
 fail on where CPython does not (a run of thousands of adjacent string literals, which CPython
 makes one constant: a file is read whole only when one string's lines hold that many quotes),
-so that a PRV002 is never lost either; files the hostile-input screen flags never reach the gate (checker.py).
+so that a PRV002 is never lost either; files the hostile-input screen flags never reach the
+gate (checker.py).
 """
 
 from __future__ import annotations

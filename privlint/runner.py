@@ -4,8 +4,8 @@ The parent answers what it can from the cache (a stat, and a read for the conten
 sends the other files to a process pool (`-j`), by path, so no file's bytes are held twice.
 The text prefilter runs in the workers too, so that the parent's serial part is only stats
 and the cache. The largest files are sent first, so that no large file is left to one worker
-at the end. A worker that dies is reported on stderr and its files are
-checked again in the parent, so the results are always complete.
+at the end. A worker that dies is reported on stderr and its files are checked again in the
+parent, so the results are always complete.
 """
 
 from __future__ import annotations

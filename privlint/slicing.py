@@ -46,6 +46,7 @@ import ast
 import re
 from bisect import bisect_left
 from dataclasses import dataclass, field
+from typing import Iterator
 
 from privlint.astgate import BODIES, returns_in
 
@@ -184,17 +185,25 @@ def _stores_of(unit: "_Unit") -> set[bytes]:
     return unit.stores
 
 
-def _self_stores(statement: ast.stmt) -> set[bytes]:
-    """The attributes a statement assigns on `self` (`self.pg = mesh.get_group()` types
-    `self.pg` in every method of the class)."""
-    stores: set[bytes] = set()
-    pending: list = [statement]  # assignments are statements: only statements' bodies hold them
+def _statements_in(statements: list) -> "Iterator[ast.AST]":
+    """These statements and every statement in their bodies, nested functions' and classes'
+    too (and the `except` and `case` clauses that hold bodies). Expressions never hold a
+    statement, so they are not walked."""
+    pending = list(statements)
     while pending:
         node = pending.pop()
+        yield node
         for name in BODIES:
             inner = getattr(node, name, None)
             if type(inner) is list:
                 pending.extend(inner)
+
+
+def _self_stores(statement: ast.stmt) -> set[bytes]:
+    """The attributes a statement assigns on `self` (`self.pg = mesh.get_group()` types
+    `self.pg` in every method of the class)."""
+    stores: set[bytes] = set()
+    for node in _statements_in([statement]):
         kind = type(node)
         if kind is ast.Assign:
             targets = node.targets
@@ -506,17 +515,8 @@ def _class_members(unit: _Unit) -> list[_Unit]:
 def _star_imports(tree: ast.Module) -> list[ast.ImportFrom]:
     """`from m import *` statements: at module level, in its `if`s and `try`s too (Python
     allows them nowhere else)."""
-    found: list[ast.ImportFrom] = []
-    todo: list = list(tree.body)
-    while todo:
-        statement = todo.pop()
-        kind = type(statement)
-        if kind is ast.ImportFrom and statement.names[0].name == "*":
-            found.append(statement)
-        elif kind not in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef):
-            for name in BODIES:
-                todo.extend(getattr(statement, name, ()) or ())
-    return found
+    return [statement for statement in _statements_in(tree.body)
+            if type(statement) is ast.ImportFrom and statement.names[0].name == "*"]
 
 
 def slice_source(data: bytes, tree: ast.Module, candidates: frozenset[int],
@@ -530,7 +530,7 @@ def slice_source(data: bytes, tree: ast.Module, candidates: frozenset[int],
     if not units or not candidates:
         return None
     stars = _star_imports(tree)
-    if any((star.level and inside_torch) or (not star.level and (star.module or "").split(".")[0] == "torch")
+    if any(inside_torch if star.level else (star.module or "").split(".")[0] == "torch"
            for star in stars):
         # The detector reads any name the file binds nowhere as the star-imported module's
         # (its star roots), and "nowhere" is the whole file's answer, not a slice's.
@@ -543,8 +543,8 @@ def slice_source(data: bytes, tree: ast.Module, candidates: frozenset[int],
     slicer.add(units)
     slicer.run()
     first = next((index for index, unit in enumerate(units) if unit.kept), 0)
-    if first and any(line.lstrip().startswith(b"#")
-                     for line in lines[units[first - 1].last:units[first].first - 1]):
+    if first and any(line.lstrip().startswith(b"#") for line in lines[
+            _footer_end(units[first - 1], units[first], lines):units[first].first - 1]):
         # Comments at the top of a file are the module's header to libcst, and comments after
         # a statement are the next statement's own (its fingerprint hashes them): the file's
         # first statement is kept, so that those comments stay the next statement's.
@@ -582,16 +582,8 @@ def fixable_outside_try(data: bytes, tree: ast.Module | None, candidates: frozen
              and any(needed <= set(_WORD.findall(lines[line - 1])) for needed in fixable)]
     if not found or tree is None:
         return bool(found)
-    tries = []
-    pending: list = list(tree.body)  # statements hold a `try`; expressions never do
-    while pending:
-        node = pending.pop()
-        if type(node) in _TRIES:
-            tries.append((node.lineno, node.end_lineno or node.lineno))
-        for name in BODIES:
-            inner = getattr(node, name, None)
-            if type(inner) is list:
-                pending.extend(inner)
+    tries = [(node.lineno, node.end_lineno or node.lineno) for node in _statements_in(tree.body)
+             if type(node) in _TRIES]
     return any(not any(first <= line <= last for first, last in tries) for line in found)
 
 
@@ -607,17 +599,9 @@ def _mark(units: list[_Unit], keep: bytearray, lines: list[bytes], start: int) -
     previous_end = start - 1
     previous: _Unit | None = None
     for unit in units:
-        # The lines between two statements are the later one's, except the footer of a block
-        # the earlier one ends with: libcst gives that block every line up to the last one
-        # that starts with the block's indentation. A footer goes with its statement.
-        footer_end = previous_end
-        block_indent = _last_block_indent(previous, lines) if previous is not None else None
-        if block_indent is not None:
-            for number in range(previous_end + 1, unit.first):
-                if lines[number - 1].startswith(block_indent):
-                    footer_end = number
-            if previous is not None and previous.kept:
-                _span(keep, previous_end + 1, footer_end)
+        footer_end = previous_end if previous is None else _footer_end(previous, unit, lines)
+        if previous is not None and previous.kept:
+            _span(keep, previous_end + 1, footer_end)  # a footer goes with its statement
         if unit.kept:
             _span(keep, footer_end + 1, unit.first - 1)
             if unit.bodies is None and unit.inside is not None:
@@ -635,6 +619,20 @@ def _mark(units: list[_Unit], keep: bytearray, lines: list[bytes], start: int) -
                 _span(keep, bodies[-1].units[-1].last + 1, unit.last)  # a try's handlers
         previous_end = unit.last
         previous = unit
+
+
+def _footer_end(previous: _Unit, unit: _Unit, lines: list[bytes]) -> int:
+    """The last line of the footer `previous` ends with, before `unit` (`previous.last` when it
+    has none). The lines between two statements are the later one's, except the footer of the
+    block the earlier one ends with: libcst gives that block every line up to the last one that
+    starts with the block's indentation."""
+    end = previous.last
+    indent = _last_block_indent(previous, lines)
+    if indent is not None:
+        for number in range(previous.last + 1, unit.first):
+            if lines[number - 1].startswith(indent):
+                end = number
+    return end
 
 
 def _last_block_indent(unit: _Unit, lines: list[bytes]) -> bytes | None:
@@ -657,8 +655,8 @@ def _last_block_indent(unit: _Unit, lines: list[bytes]) -> bytes | None:
         indent = text[:first.col_offset]
         if indent.strip():
             return None  # on its header's line (`if c: pass`): no indented block
-        if kind is ast.If and block is statement.orelse and len(block) == 1 and type(first) is ast.If \
-                and text[first.col_offset:first.col_offset + 4] == b"elif":
+        if kind is ast.If and block is statement.orelse and len(block) == 1 \
+                and type(first) is ast.If and text[first.col_offset:].startswith(b"elif"):
             statement = first  # `elif`: the chain's last block is that `if`'s
             continue
         return indent

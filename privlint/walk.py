@@ -12,6 +12,7 @@ value) and a conditional expression's test (before its body).
 from __future__ import annotations
 
 import dataclasses
+import functools
 import re
 from typing import Callable, ClassVar, Optional, Protocol
 
@@ -83,6 +84,7 @@ def _method(kind: type, name: str) -> Callable[..., object] | None:
     return None if found is None or found is getattr(cst.CSTVisitor, name, None) else found
 
 
+@functools.lru_cache(maxsize=None)
 def quiet_leaves(kind: type) -> frozenset[type]:
     """The leaf node types a visitor class has no `visit_`/`leave_` method for: what it may
     declare `quiet` when its `on_visit`/`on_leave` do nothing else a leaf could notice."""
