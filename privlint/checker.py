@@ -110,9 +110,9 @@ def _parse(data: bytes, display: str, ctx: Context, dangerous: bool,
            module_name: tuple[str, bool] | None):
     """(module, raw findings) or (None, error findings); `dangerous`: looks_dangerous(data);
     `module_name`: the file's dotted name and whether it is a package (project.module_name)."""
-    import libcst as cst  # here, so that `privlint --version` and `rules` stay light
-
-    from privlint.cstparse import parse_module
+    # Here, so that `privlint --version` and `rules` stay light; cstparse first, as it is what
+    # imports libcst the fast way (dataclass_code.py).
+    from privlint.cstparse import cst, parse_module
     from privlint.detect import detect
     from privlint.safety import parse_would_fail
 

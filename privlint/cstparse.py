@@ -10,8 +10,10 @@ else parses as it always did.
 
 from __future__ import annotations
 
-import libcst as cst
-from libcst._nodes.base import CSTNode
+from privlint.dataclass_code import import_libcst
+
+cst = import_libcst()  # the first import of libcst in a run comes here (checker._parse)
+from libcst._nodes.base import CSTNode  # noqa: E402
 
 _VALIDATING = CSTNode.__post_init__
 _ONLY_VALIDATES = getattr(_VALIDATING, "__code__", None) is not None \
