@@ -20,9 +20,14 @@ the chain as written has a private part), so the candidates are:
   the way the resolver infers values: an assignment (`pg = dist.new_group()`, `self.pg = ...`),
   a loop, what a function here returns, an annotation, `isinstance` and `typing.cast`
   (repeated until nothing changes; scopes and order are ignored, which only adds names).
-  A file that names a tracked type (`DeviceMesh`, in code, a string or a comment) or
-  star-imports a catalog root may type any receiver: all its private uses are candidates
-  (`self._x` too, when a class there has a base).
+  An annotation (of a parameter, an assignment, a return; the type an `isinstance` or a
+  `cast` names) types through a bare name it holds (`PG`, `DeviceMesh`) or a dotted name
+  ending in a tracked type's name (`dist.ProcessGroup`): every path to a tracked type ends
+  with one, aliases too, so `torch.nn.Module` types nothing. A tracked type's own name is
+  such a source wherever the file names one (in code, a string or a comment); `self` is
+  typed when a class's base reads as such an annotation. A file that star-imports a catalog
+  root may type any receiver: all its private uses are candidates (`self._x` too, when a
+  class there has a base).
 
 Anything CPython cannot parse (a syntax error, newer syntax than this Python, a null byte)
 is "maybe" everywhere: libcst then parses it and reports, as before. So is what libcst may
@@ -87,9 +92,10 @@ class Origin:
     module: tuple[str, bool] | None = None  # this file's dotted name, and is it a package
 
 
-def _head(node: ast.expr) -> str | None:
+def _head(node: ast.expr) -> str | ast.Call | None:
     """The name a receiver's value comes from: `dist.new_group()` -> `dist`, `self.pg` ->
-    `self.pg` (what `self.pg = ...` assigned), `self` -> `self`; None for a literal."""
+    `self.pg` (what `self.pg = ...` assigned), `self` -> `self`; None for a literal; the call
+    itself for `typing.cast(PG, x)`, which its first argument types."""
     attribute = None
     while True:
         kind = type(node)
@@ -97,6 +103,8 @@ def _head(node: ast.expr) -> str | None:
             attribute = node.attr
             node = node.value
         elif kind is ast.Call:
+            if node.args and _last_name(node.func) == "cast":
+                return node
             attribute = None
             node = node.func
         elif kind is ast.Subscript:
@@ -123,7 +131,7 @@ def _target(node: ast.expr) -> str | None:
     return None
 
 
-def _value(node: ast.expr | None, members: frozenset[str]) -> set[str]:
+def _value(node: ast.expr | None, members: frozenset[str], types: frozenset[str]) -> set[str]:
     """What a value's binding can come from, as the resolver infers it: the head of a name,
     attribute, call or subscript chain, and a distinctive member read along the chain."""
     found: set[str] = set()
@@ -137,7 +145,7 @@ def _value(node: ast.expr | None, members: frozenset[str]) -> set[str]:
             node = node.value
         elif kind is ast.Call:
             if node.args and _last_name(node.func) == "cast":
-                found |= _annotation(node.args[0])  # typing.cast(PG, x): typed by its first argument
+                found |= _annotation(node.args[0], types)  # typing.cast(PG, x): typed by its first argument
             attribute = None
             node = node.func
         elif kind is ast.Subscript:
@@ -156,17 +164,49 @@ def _last_name(node: ast.expr) -> str:
     return node.attr if type(node) is ast.Attribute else node.id if type(node) is ast.Name else ""
 
 
-def _annotation(node: ast.expr | None) -> set[str]:
-    """Every name an annotation mentions (`Optional[PG]`, `"PG"`): the resolver reads them all."""
+def _annotation(node: ast.expr | None, types: frozenset[str]) -> set[str]:
+    """The names through which an annotation may type what it annotates, as the resolver reads
+    one (`Optional[PG]`, `"PG"`, `dist.ProcessGroup`). A dotted name types only as a tracked
+    type's path, and every such path ends with a tracked type's name (`types`, aliases' too):
+    `torch.nn.Module` gives nothing, `dist.ProcessGroup` gives `ProcessGroup`. A bare name
+    types as what it may hold (an import of the type under another name: `PG`). A string is
+    read as the expression it holds, as the resolver parses it."""
     found: set[str] = set()
-    if node is None:
-        return found
-    for child in ast.walk(node):  # annotations are small: the plain walk
-        if type(child) is ast.Name:
-            found.add(child.id)
-        elif type(child) is ast.Constant and isinstance(child.value, str):
-            found.update(re.findall(r"[A-Za-z_]\w*", child.value))
+    todo = [node] if node is not None else []
+    while todo:
+        node = todo.pop()
+        kind = type(node)
+        if kind is ast.Name:
+            found.add(node.id)
+        elif kind is ast.Attribute:
+            head = node.value
+            while type(head) is ast.Attribute:
+                head = head.value
+            if type(head) is ast.Name:  # a dotted name: its head is not read on its own
+                if node.attr in types:
+                    found.add(node.attr)
+            else:
+                todo.append(node.value)  # `f().T` names no type; what it holds is read anyway
+        elif kind is ast.Constant:
+            if type(node.value) is str:
+                parsed = _expression(node.value)
+                if parsed is None:
+                    found.update(re.findall(r"[A-Za-z_]\w*", node.value))  # any name it may say
+                else:
+                    todo.append(parsed)
+        else:
+            todo.extend(ast.iter_child_nodes(node))
     return found
+
+
+def _expression(text: str) -> ast.expr | None:
+    """A string annotation's expression; None when CPython cannot read it (libcst may)."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # an invalid escape in the string is not ours to report
+            return ast.parse(text.strip(), mode="eval").body
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
 
 
 def _string_arguments(call: ast.Call):
@@ -197,8 +237,8 @@ def read(data: bytes, words: GateWords, origin: Origin = Origin()) -> Reading:
             tree = ast.parse(data)
         if data.count(b"'") + data.count(b'"') >= MANY_QUOTES and _long_string_run(tree, data):
             return Reading(True)  # libcst may fail where CPython does not: libcst's turn
-        everywhere = words.types_pattern is not None and words.types_pattern.search(data) is not None
-        lines = _candidates(tree, words, origin, everywhere)
+        named = words.types_pattern is not None and words.types_pattern.search(data) is not None
+        lines = _candidates(tree, words, origin, named)
     except (SyntaxError, ValueError, RecursionError, MemoryError, UnicodeError, OverflowError):
         return Reading(True)
     finally:
@@ -268,15 +308,21 @@ def returns_in(statements: list[ast.stmt]):
                 todo.extend(getattr(statement, name, ()) or ())
 
 
-def _candidates(tree: ast.Module, words: GateWords, origin: Origin, everywhere: bool) -> set[int]:
+def _candidates(tree: ast.Module, words: GateWords, origin: Origin, named: bool) -> set[int]:
+    """`named`: the file's text names a tracked type."""
     roots, members = words.roots, words.members
+    everywhere = False                              # a star import of a root: any name may be its
     definite: set[int] = set()                     # lines that hold a candidate whatever names hold
-    uses: list[tuple[str | None, int]] = []        # (receiver's head, line) of other private uses
-    sources: set[str] = {_MEMBER}                   # names that may hold a tracked value
+    uses: list[tuple[str | ast.Call | None, int]] = []  # (receiver's head, line), other private uses
+    # Names that may hold a tracked value. A tracked type's own name types what its name
+    # annotates, narrows (`isinstance`) or casts, as the resolver reads an unresolved
+    # `DeviceMesh`; it flows from there like any other value.
+    sources: set[str] = {_MEMBER, *words.types} if named else {_MEMBER}
     handed: dict[str, tuple[str, str]] = {}         # name -> (module, name) a project import binds
     stars: list[str] = []                           # project modules star-imported here
     binders: list[ast.AST] = []                     # what gives names values (read if needed)
     has_bases = False                               # a class here has a base class
+    bases: list[ast.expr] = []                      # the base classes, when a type is named
     todo: list = [tree]
     pop, extend, append = todo.pop, todo.extend, todo.append
     Attribute, Call, Name, AST = ast.Attribute, ast.Call, ast.Name, ast.AST
@@ -339,6 +385,8 @@ def _candidates(tree: ast.Module, words: GateWords, origin: Origin, everywhere: 
             binders.append(node)
         elif kind is ast.ClassDef:
             has_bases = has_bases or bool(node.bases)
+            if named:
+                bases.extend(node.bases)
         # The children, inline: a generator per node was a fifth of this walk.
         for name in _FIELDS.get(kind) or _fields(kind):
             value = getattr(node, name, None)
@@ -347,13 +395,21 @@ def _candidates(tree: ast.Module, words: GateWords, origin: Origin, everywhere: 
             elif value is not None and isinstance(value, AST):
                 append(value)
     if everywhere:
-        # A base class types `self` only when the file names a tracked type (detect.py).
         return definite | {line for head, line in uses if head != "self" or has_bases}
     if not uses:
         return definite
-    flows = _flows(binders, members)
+    flows = _flows(binders, members, words.types)
+    for at, (head, line) in enumerate(uses):
+        if type(head) is ast.Call:  # a cast: typed as its first argument annotates
+            key = f"<cast {at}>"
+            flows.append((key, _annotation(head.args[0], words.types)))
+            uses[at] = (key, line)
     _add_handed_on(sources, handed, stars, flows, uses, origin, roots)
     held = _fixed_point(sources, flows)
+    # `self` is typed by a tracked base class, read as an annotation is (`dist.ProcessGroup`,
+    # an import of it as `PG`); a file that names no tracked type can write none.
+    if any(_annotation(base, words.types) & held for base in bases):
+        held.add("self")
     return definite | {line for head, line in uses if head in held}
 
 
@@ -361,16 +417,17 @@ _BINDERS = frozenset({ast.Assign, ast.AnnAssign, ast.NamedExpr, ast.For, ast.Asy
                       ast.comprehension, ast.FunctionDef, ast.AsyncFunctionDef})
 
 
-def _flows(binders: list[ast.AST], members: frozenset[str]) -> list[tuple[str, set[str]]]:
+def _flows(binders: list[ast.AST], members: frozenset[str],
+           types: frozenset[str]) -> list[tuple[str, set[str]]]:
     """(name bound, what its value comes from) for each binding the walk met: read only for
     a file with private uses whose receivers must be followed."""
     flows: list[tuple[str, set[str]]] = []
     for node in binders:
         kind = type(node)
         if kind is ast.Call:  # `isinstance(p, PG)` types `p` where it holds
-            flows.append((node.args[0].id, _annotation(node.args[1])))
+            flows.append((node.args[0].id, _annotation(node.args[1], types)))
         elif kind is ast.Assign:
-            came = _value(node.value, members)
+            came = _value(node.value, members, types)
             if came:
                 for target in node.targets:
                     name = _target(target)
@@ -379,24 +436,24 @@ def _flows(binders: list[ast.AST], members: frozenset[str]) -> list[tuple[str, s
         elif kind is ast.AnnAssign:
             name = _target(node.target)
             if name is not None:
-                flows.append((name, _annotation(node.annotation) | _value(node.value, members)))
+                flows.append((name, _annotation(node.annotation, types) | _value(node.value, members, types)))
         elif kind is ast.NamedExpr:
-            flows.append((node.target.id, _value(node.value, members)))
+            flows.append((node.target.id, _value(node.value, members, types)))
         elif kind is ast.For or kind is ast.AsyncFor or kind is ast.comprehension:
             name = _target(node.target)
             if name is not None:
-                flows.append((name, _value(node.iter, members)))
+                flows.append((name, _value(node.iter, members, types)))
         else:
             # What a function here returns may be typed (the detector follows its returns).
-            came = _annotation(node.returns)
+            came = _annotation(node.returns, types)
             for returned in returns_in(node.body):
-                came |= _value(returned.value, members)
+                came |= _value(returned.value, members, types)
             if came:
                 flows.append((node.name, came))
             arguments = node.args
             for argument in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs):
                 if argument.annotation is not None:
-                    flows.append((argument.arg, _annotation(argument.annotation)))
+                    flows.append((argument.arg, _annotation(argument.annotation, types)))
     return flows
 
 

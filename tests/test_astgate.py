@@ -135,6 +135,38 @@ MUST_PASS = {
             def go(self):
                 self.pg._allgather_base(a, b)
     """,
+    # In a file that names a tracked type, what the name annotates, narrows, casts or
+    # subclasses is typed (a file naming one once made every private use a candidate).
+    "a dotted annotation in a string": """
+        import torch.distributed as dist
+        from typing import Optional
+        def f(pg: "Optional[dist.ProcessGroup]"):
+            return pg._allgather_base(a, b)
+    """,
+    "an isinstance with a dotted type": """
+        import torch.distributed as dist
+        def f(pg):
+            if isinstance(pg, dist.ProcessGroup):
+                return pg._allgather_base(a, b)
+    """,
+    "a cast's result": """
+        import typing
+        def f(pg):
+            return typing.cast("ProcessGroup", pg)._allgather_base(a, b)
+    """,
+    "a base class through an alias": """
+        import torch.distributed as dist
+        Base = dist.ProcessGroup
+        class W(Base):
+            def go(self):
+                return self._allgather_base(a, b)
+    """,
+    "a list of a tracked type": """
+        import torch.distributed as dist
+        def f(groups: list[dist.ProcessGroup]):
+            for g in groups:
+                g._allgather_base(a, b)
+    """,
 }
 
 MUST_REJECT = {
@@ -161,6 +193,19 @@ MUST_REJECT = {
         def f(model):
             out = model(torch.ones(1))
             return out._meta
+    """,
+    "a tracked type named, and receivers it does not annotate": """
+        import torch
+        from torch.distributed.device_mesh import DeviceMesh
+        def f(model: torch.nn.Module, other: "torch.nn.Module", mesh: DeviceMesh):
+            return model._orig_mod, other._orig_mod
+    """,
+    "a tracked type named, and a class whose base is not one": """
+        import torch.nn as nn
+        from torch.distributed.tensor import DTensor
+        class Block(nn.Module):
+            def forward(self, x: DTensor):
+                return self._cache(x)
     """,
     "private attribute on a name torch never reaches": """
         import torch
@@ -260,6 +305,63 @@ def aliasing_programs(draw) -> str:
 @settings(max_examples=500, deadline=None, suppress_health_check=list(HealthCheck))
 @given(aliasing_programs())
 def test_the_gate_is_lossless_on_generated_aliasing(program):
+    _same_report(program.encode())
+
+
+# A file that names a tracked type: what its name annotates, narrows, casts or subclasses is
+# typed, and only that (`torch.nn.Module` annotates nothing the detector tracks).
+TYPED_HEADERS = ["import torch.distributed as dist", "from torch.distributed import ProcessGroup",
+                 "from torch.distributed import ProcessGroup as PG\nimport torch",
+                 "import torch.distributed\nimport typing"]
+TYPED_VALUES = ["ProcessGroup", "dist.ProcessGroup", "PG", "torch.distributed.ProcessGroup",
+                "torch.nn.Module", "dist", "x", "{m}", "make()", "[{m}]"]
+TYPED_FORMS = ["{t} = {v}", "{t}: {a} = {v}", "{t}: '{a}' = {v}", "{t}: 'Optional[{a}]' = None",
+               "{t}: list[{a}] = []", "assert isinstance({t}, {a})",
+               "if not isinstance({t}, {a}):\n    return", "{t} = typing.cast({a}, {v})",
+               "{t} = typing.cast('{a}', {v})", "def {t}() -> {a}:\n    return {v}",
+               "def {t}():\n    return {v}", "for {t} in {v}:\n    pass",
+               "def g({t}: {a}):\n    return {t}._allgather_base(a, b)"]
+TYPED_USES = ["{n}._allgather_base(a, b)", "{n}[0]._allgather_base(a, b)", "{n}()._world",
+              "typing.cast({a}, {n})._allgather_base(a, b)", "self._allgather_base(a, b)",
+              "self.{n}._allgather_base(a, b)", "getattr({n}, '_world')",
+              "[g._world for g in {n}]"]
+ANNOTATIONS = ["ProcessGroup", "dist.ProcessGroup", "PG", "torch.distributed.ProcessGroup",
+               "torch.nn.Module", "object", "Optional[ProcessGroup]", "ProcessGroup | None",
+               "{m}"]
+
+
+@st.composite
+def typed_programs(draw) -> str:
+    def pick(options):
+        return draw(st.sampled_from(options)).format(
+            m=draw(st.sampled_from(NAMES)), n=draw(st.sampled_from(NAMES)),
+            t=draw(st.sampled_from(NAMES)), a=draw(st.sampled_from(ANNOTATIONS)).format(
+                m=draw(st.sampled_from(NAMES))), v="{v}")
+
+    lines = [draw(st.sampled_from(TYPED_HEADERS))]
+    for _ in range(draw(st.integers(1, 6))):
+        if draw(st.booleans()):
+            lines.append(pick(TYPED_FORMS).format(v=pick(TYPED_VALUES)))
+        else:
+            lines.append(pick(TYPED_USES))
+    base = draw(st.sampled_from(["", "(ProcessGroup)", "(dist.ProcessGroup)", "(PG)",
+                                 "(torch.nn.Module)", "(x)", "(Generic[T])"]))
+    split = draw(st.integers(1, len(lines)))
+    first, second = "\n".join(lines[1:split]) or "pass", "\n".join(lines[split:]) or "pass"
+    where = draw(st.sampled_from(["module", "function", "method"]))
+    if where == "module":
+        return "\n".join(lines) + "\n"
+    if where == "function":
+        return lines[0] + "\ndef f(a, b, make):\n" + textwrap.indent(
+            "\n".join(lines[1:]) or "pass", "    ") + "\n"
+    return (lines[0] + f"\nclass K{base}:\n    def set(self, a, b, make):\n"
+            + textwrap.indent(first, "        ") + "\n    def use(self, a, b, make):\n"
+            + textwrap.indent(second, "        ") + "\n")
+
+
+@settings(max_examples=500, deadline=None, suppress_health_check=list(HealthCheck))
+@given(typed_programs())
+def test_the_gate_is_lossless_on_generated_typing(program):
     _same_report(program.encode())
 
 
