@@ -56,6 +56,9 @@ if TYPE_CHECKING:
 MANY_QUOTES = 6000
 
 _MEMBER = "<member>"  # marks a value that reads a distinctive member: its result has a type
+# Marks a name that may hold a tracked type itself (`PG` after `from torch.distributed import
+# ProcessGroup as PG`), as opposed to a value of one: what annotations type through.
+_TYPE = "type:"
 
 
 @dataclass(frozen=True)
@@ -165,38 +168,52 @@ def _last_name(node: ast.expr) -> str:
 
 
 def _annotation(node: ast.expr | None, types: frozenset[str]) -> set[str]:
-    """The names through which an annotation may type what it annotates, as the resolver reads
-    one (`Optional[PG]`, `"PG"`, `dist.ProcessGroup`). A dotted name types only as a tracked
-    type's path, and every such path ends with a tracked type's name (`types`, aliases' too):
-    `torch.nn.Module` gives nothing, `dist.ProcessGroup` gives `ProcessGroup`. A bare name
-    types as what it may hold (an import of the type under another name: `PG`). A string is
-    read as the expression it holds, as the resolver parses it."""
+    """The names (marked _TYPE) through which an annotation may type what it annotates, as the
+    resolver reads one (`Optional[PG]`, `"PG"`, `dist.ProcessGroup`). A dotted name types only
+    as a tracked type's path, and every such path ends with a tracked type's name (`types`,
+    aliases' too): `torch.nn.Module` gives nothing, `dist.ProcessGroup` gives `ProcessGroup`.
+    A bare name types when it may hold a tracked type (`PG`). A string is read as the
+    expression it holds, as the resolver parses it."""
     found: set[str] = set()
     todo = [node] if node is not None else []
     while todo:
         node = todo.pop()
         kind = type(node)
         if kind is ast.Name:
-            found.add(node.id)
+            found.add(_TYPE + node.id)
         elif kind is ast.Attribute:
             head = node.value
             while type(head) is ast.Attribute:
                 head = head.value
             if type(head) is ast.Name:  # a dotted name: its head is not read on its own
                 if node.attr in types:
-                    found.add(node.attr)
+                    found.add(_TYPE + node.attr)
             else:
                 todo.append(node.value)  # `f().T` names no type; what it holds is read anyway
         elif kind is ast.Constant:
             if type(node.value) is str:
                 parsed = _expression(node.value)
                 if parsed is None:
-                    found.update(re.findall(r"[A-Za-z_]\w*", node.value))  # any name it may say
+                    found.update(_TYPE + name for name in re.findall(r"[A-Za-z_]\w*", node.value))
                 else:
                     todo.append(parsed)
         else:
             todo.extend(ast.iter_child_nodes(node))
     return found
+
+
+def _type_value(node: ast.expr | None, types: frozenset[str]) -> set[str]:
+    """What an assigned value may make its target hold as a type (`Group = dist.ProcessGroup`,
+    `Group = PG`): the resolver binds a path, which an annotation then reads."""
+    if type(node) is ast.Name:
+        return {_TYPE + node.id}
+    if type(node) is ast.Attribute and node.attr in types:
+        head = node.value
+        while type(head) is ast.Attribute:
+            head = head.value
+        if type(head) is ast.Name:
+            return {_TYPE + node.attr}
+    return set()
 
 
 def _expression(text: str) -> ast.expr | None:
@@ -314,10 +331,9 @@ def _candidates(tree: ast.Module, words: GateWords, origin: Origin, named: bool)
     everywhere = False                              # a star import of a root: any name may be its
     definite: set[int] = set()                     # lines that hold a candidate whatever names hold
     uses: list[tuple[str | ast.Call | None, int]] = []  # (receiver's head, line), other private uses
-    # Names that may hold a tracked value. A tracked type's own name types what its name
-    # annotates, narrows (`isinstance`) or casts, as the resolver reads an unresolved
-    # `DeviceMesh`; it flows from there like any other value.
-    sources: set[str] = {_MEMBER, *words.types} if named else {_MEMBER}
+    # Names that may hold a tracked value, and (marked _TYPE) a tracked type: its own name,
+    # as the resolver reads an unresolved `DeviceMesh` in an annotation, and its imports.
+    sources: set[str] = {_MEMBER, *(_TYPE + name for name in words.types)} if named else {_MEMBER}
     handed: dict[str, tuple[str, str]] = {}         # name -> (module, name) a project import binds
     stars: list[str] = []                           # project modules star-imported here
     binders: list[ast.AST] = []                     # what gives names values (read if needed)
@@ -358,6 +374,8 @@ def _candidates(tree: ast.Module, words: GateWords, origin: Origin, named: bool)
                         elif is_private(alias.name):
                             definite.update(_span(node))
                         sources.add(alias.asname or alias.name)
+                        if alias.name in words.types:  # `from torch.distributed import ProcessGroup as PG`
+                            sources.add(_TYPE + (alias.asname or alias.name))
                 else:
                     module = _absolute(node, origin)
                     if module is not None:  # else: a relative import outside a package
@@ -428,17 +446,22 @@ def _flows(binders: list[ast.AST], members: frozenset[str],
             flows.append((node.args[0].id, _annotation(node.args[1], types)))
         elif kind is ast.Assign:
             came = _value(node.value, members, types)
-            if came:
-                for target in node.targets:
-                    name = _target(target)
-                    if name is not None:
+            kind_of = _type_value(node.value, types)
+            for target in node.targets:
+                name = _target(target)
+                if name is not None:
+                    if came:
                         flows.append((name, came))
+                    if kind_of:
+                        flows.append((_TYPE + name, kind_of))
         elif kind is ast.AnnAssign:
             name = _target(node.target)
             if name is not None:
                 flows.append((name, _annotation(node.annotation, types) | _value(node.value, members, types)))
+                flows.append((_TYPE + name, _type_value(node.value, types)))
         elif kind is ast.NamedExpr:
             flows.append((node.target.id, _value(node.value, members, types)))
+            flows.append((_TYPE + node.target.id, _type_value(node.value, types)))
         elif kind is ast.For or kind is ast.AsyncFor or kind is ast.comprehension:
             name = _target(node.target)
             if name is not None:

@@ -161,6 +161,18 @@ MUST_PASS = {
             def go(self):
                 return self._allgather_base(a, b)
     """,
+    "a tracked type imported under another name": """
+        from torch.distributed import ProcessGroup as PG
+        def f(pg: PG):
+            return pg._allgather_base(a, b)
+    """,
+    "an alias of a tracked type": """
+        import torch.distributed as dist
+        Group = dist.ProcessGroup
+        Other: object = Group
+        def f(pg: "Other"):
+            return pg._allgather_base(a, b)
+    """,
     "a list of a tracked type": """
         import torch.distributed as dist
         def f(groups: list[dist.ProcessGroup]):
@@ -199,6 +211,15 @@ MUST_REJECT = {
         from torch.distributed.device_mesh import DeviceMesh
         def f(model: torch.nn.Module, other: "torch.nn.Module", mesh: DeviceMesh):
             return model._orig_mod, other._orig_mod
+    """,
+    "a tracked type named, and a torch class that is not one": """
+        import torch
+        from torch.optim.lr_scheduler import LRScheduler
+        from torch.distributed.tensor import DTensor
+        Scheduler = LRScheduler
+        def f(obj, other: Scheduler):
+            if isinstance(obj, LRScheduler):
+                return obj._last_lr, other._last_lr
     """,
     "a tracked type named, and a class whose base is not one": """
         import torch.nn as nn
