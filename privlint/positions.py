@@ -47,8 +47,11 @@ def spans(module: cst.Module, nodes: list[cst.CSTNode],
             and all(id(node) in tops for node in nodes):
         index = {id(statement): i for i, statement in enumerate(module.body)}
         found: dict[int, Span] = {}
-        for top in {id(tops[id(node)]): tops[id(node)] for node in nodes}.values():
-            inside = [node for node in nodes if tops[id(node)] is top]
+        grouped: dict[int, list[cst.CSTNode]] = {}  # the nodes of each statement, in order
+        for node in nodes:
+            grouped.setdefault(id(tops[id(node)]), []).append(node)
+        for inside in grouped.values():
+            top = tops[id(inside[0])]
             at = index[id(top)]
             found.update(_generate_members(top, module, inside, starts.members.get(at), members))
             rest = [node for node in inside if id(node) not in found]

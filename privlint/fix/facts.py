@@ -10,7 +10,8 @@ import libcst as cst
 
 from privlint.detect import RawFinding
 from privlint.fix.render import render_expression, render_statement
-from privlint.fix.scopes import bindings, enclosing_scope, fresh_name, names_in, parents_of
+from privlint.fix.scopes import (NameBinding, bindings, enclosing_scope, fresh_name, names_in,
+                                  parents_of, scope_body)
 from privlint.resolve import dotted_parts
 from privlint.walk import Visitor, walk
 
@@ -24,6 +25,9 @@ class FileFacts:
 
     module: cst.Module
     _taken: set[str] = field(default_factory=set)
+    # Each walk is of the whole scope, and a file's findings ask the same ones again and again.
+    _bindings: dict[tuple[int, str], tuple[list[NameBinding], bool]] = field(default_factory=dict)
+    _places: dict[int, dict[int, int]] = field(default_factory=dict)
 
     @classmethod
     def of(cls, module: cst.Module) -> "FileFacts":
@@ -36,6 +40,19 @@ class FileFacts:
     @cached_property
     def names(self) -> set[str]:
         return names_in(self.module)
+
+    def bindings(self, scope: cst.CSTNode, name: str) -> tuple[list[NameBinding], bool]:
+        """scopes.bindings, once per scope and name (callers only read what it returns)."""
+        key = (id(scope), name)
+        if key not in self._bindings:
+            self._bindings[key] = bindings(scope, name, self.parents)
+        return self._bindings[key]
+
+    def statement_index(self, scope: cst.CSTNode) -> dict[int, int]:
+        """id(statement) -> its place among the direct statements of `scope`'s body, once per scope."""
+        if id(scope) not in self._places:
+            self._places[id(scope)] = {id(statement): at for at, statement in enumerate(scope_body(scope))}
+        return self._places[id(scope)]
 
     def scope_of(self, node: cst.CSTNode) -> cst.CSTNode:
         return enclosing_scope(node, self.parents, self.module)
@@ -64,7 +81,7 @@ class FileFacts:
     def _only_imports(self, local: str, scope: cst.CSTNode, accept) -> bool:
         """`local` is bound at module level only by imports `accept` approves (or `= None` in a
         guard's fallback), nothing re-binds it, and `scope` does not bind it itself."""
-        found, escapes = bindings(self.module, local, self.parents)
+        found, escapes = self.bindings(self.module, local)
         if escapes or not found:
             return False
         for binding in found:
@@ -76,7 +93,7 @@ class FileFacts:
                 continue
             return False
         if scope is not self.module:
-            inner, inner_escapes = bindings(scope, local, self.parents)
+            inner, inner_escapes = self.bindings(scope, local)
             if inner or inner_escapes:
                 return False
         return True

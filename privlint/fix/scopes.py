@@ -10,6 +10,7 @@ nested assignments) — anything else is "not proven".
 
 from __future__ import annotations
 
+from collections.abc import Container
 from dataclasses import dataclass
 
 import libcst as cst
@@ -190,7 +191,8 @@ def bindings(scope: cst.CSTNode, name: str, parents: dict[int, cst.CSTNode]
     return found, visitor.escapes
 
 
-def top_statement(node: cst.CSTNode, top: set[int], parents: dict[int, cst.CSTNode]) -> cst.CSTNode | None:
+def top_statement(node: cst.CSTNode, top: Container[int],
+                  parents: dict[int, cst.CSTNode]) -> cst.CSTNode | None:
     """The ancestor of `node` (or itself) that is a direct statement of the scope's body."""
     current: cst.CSTNode | None = node
     while current is not None and id(current) not in top:

@@ -14,7 +14,7 @@ from privlint.detect import RawFinding
 from privlint.fix.facts import FileFacts, bind_arguments, place
 from privlint.fix.model import SAFE, UNSAFE, Fix, Plan, register
 from privlint.fix.render import split_argument
-from privlint.fix.scopes import bindings, scope_body, top_statement
+from privlint.fix.scopes import top_statement
 from privlint.resolve import dotted_parts, string_value
 from privlint.versions import TargetRange
 
@@ -54,12 +54,12 @@ def _proven_origin(raw: RawFinding, facts: FileFacts, call: cst.Call) -> tuple[_
     if (dotted_parts(origin_call.func) or [""])[-1] != "init_device_mesh":
         return None, not_proven
     scope = facts.scope_of(call)
-    found, escapes = bindings(scope, receiver.value, facts.parents)
-    body = scope_body(scope)
-    use = top_statement(call, {id(s) for s in body}, facts.parents)
+    found, escapes = facts.bindings(scope, receiver.value)
+    places = facts.statement_index(scope)
+    use = top_statement(call, places, facts.parents)
     if escapes or len(found) != 1 or found[0].kind != "assign" or found[0].statement is None \
             or found[0].node.value is not origin_call or use is None \
-            or _index(body, found[0].statement) >= _index(body, use):
+            or places[id(found[0].statement)] >= places[id(use)]:
         return None, ("the receiver is not bound exactly once, by `init_device_mesh`, at the top of "
                       "this function before the call (a branch, loop or later assignment may "
                       "give it another mesh)")
@@ -79,10 +79,10 @@ def _proven_origin(raw: RawFinding, facts: FileFacts, call: cst.Call) -> tuple[_
                       "`_unflatten` raises in torch 2.13, while the fallback would succeed)")
     callee_root = (dotted_parts(origin_call.func) or [""])[0]
     if scope is not facts.module:
-        inner, inner_escapes = bindings(scope, callee_root, facts.parents)
+        inner, inner_escapes = facts.bindings(scope, callee_root)
         if inner or inner_escapes:
             return None, f"`{callee_root}` is bound in this function: the fallback cannot reuse it"
-    outer, outer_escapes = bindings(facts.module, callee_root, facts.parents)
+    outer, outer_escapes = facts.bindings(facts.module, callee_root)
     if outer_escapes or any(b.kind != "import" for b in outer):
         return None, (f"`{callee_root}` is bound by more than imports in this file: the fallback "
                       "cannot reuse it")
@@ -91,14 +91,10 @@ def _proven_origin(raw: RawFinding, facts: FileFacts, call: cst.Call) -> tuple[_
     if isinstance(device, cst.SimpleString):
         fresh_device = device
     elif isinstance(device, cst.Name) and isinstance(scope, cst.FunctionDef):
-        device_bindings, device_escapes = bindings(scope, device.value, facts.parents)
+        device_bindings, device_escapes = facts.bindings(scope, device.value)
         if not device_escapes and [b.kind for b in device_bindings] == ["param"]:
             fresh_device = device
     return _Origin(origin_call, names, fresh_device), ""
-
-
-def _index(body: list[cst.CSTNode], statement: cst.CSTNode) -> int:
-    return next(i for i, s in enumerate(body) if s is statement)
 
 
 def _fallback_call(call: cst.Call, callee: cst.BaseExpression, template_args: list[str],
