@@ -1,5 +1,3 @@
-import sys
+from privlint.cli import entry
 
-from privlint.cli import main
-
-sys.exit(main())
+entry()

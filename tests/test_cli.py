@@ -173,3 +173,60 @@ def test_version_does_not_import_libcst():
             "except SystemExit:\n    pass\nprint('libcst' in sys.modules)")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert result.stdout.strip().endswith("False"), result.stdout
+
+
+def _buffered(*args: str, cwd) -> "subprocess.CompletedProcess[str]":
+    """`python -m privlint` with stdout a pipe and Python's own buffering (no PYTHONUNBUFFERED):
+    what is still in a buffer at the end must be flushed by privlint itself."""
+    import os
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONUNBUFFERED", "PRIVLINT_CACHE_DIR")}
+    return subprocess.run([sys.executable, "-m", "privlint", *args], cwd=cwd, env=env,
+                          capture_output=True, text=True, timeout=300)
+
+
+def test_a_check_ends_with_all_its_output(project):
+    # `privlint check` ends without tearing the interpreter down (cli.entry): what it wrote
+    # to a pipe, to a file and to stderr must all be there, and the exit code kept.
+    uses = "".join(f"sub{i} = mesh._unflatten(0, (2, 4), ('rep', 'shard'))\n" for i in range(1000))
+    write(project, "many.py", UNGUARDED + uses)
+    result = _buffered("check", "many.py", "--format", "concise", cwd=project)
+    assert result.returncode == 1
+    assert len(result.stdout) > 200_000  # more than a pipe holds: written as it was read
+    assert result.stdout.count(" PRV101 ") == 1001 and "Found 1001 findings" in result.stdout
+    to_file = _buffered("check", "many.py", "--format", "json", "-o", "out.json", cwd=project)
+    assert to_file.returncode == 1 and to_file.stdout == ""
+    assert len(json.loads((project / "out.json").read_text())["findings"]) == 1001
+    assert "--select" in _buffered("check", "--select", "NOPE1", cwd=project).stderr
+
+
+def test_a_check_whose_reader_goes_away_stops_quietly(project):
+    import os
+    import subprocess
+    import sys
+
+    write(project, "many.py", UNGUARDED + "x = mesh._unflatten(0, (2, 4), ('a', 'b'))\n" * 1000)
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+    proc = subprocess.Popen([sys.executable, "-m", "privlint", "check", "many.py", "--format",
+                             "concise"], cwd=project, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            env=env)
+    proc.stdout.readline()
+    proc.stdout.close()  # `privlint check | head -1`
+    _, stderr = proc.communicate(timeout=120)
+    assert proc.returncode == 141 and b"Traceback" not in stderr
+
+
+def test_a_check_whose_reader_is_gone_before_the_output_is_flushed(project):
+    import os
+    import subprocess
+    import sys
+
+    write(project, "bad.py", UNGUARDED)  # one finding: it sits in stdout's buffer until the end
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+    proc = subprocess.Popen([sys.executable, "-m", "privlint", "check", "bad.py"], cwd=project,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    proc.stdout.close()  # gone long before privlint has started
+    _, stderr = proc.communicate(timeout=120)
+    assert proc.returncode == 141 and b"Traceback" not in stderr
