@@ -73,7 +73,7 @@ def main() -> int:
     start = clock()
     for path, source in data:
         begin = clock()
-        relevant = ctx.relevant.search(source)
+        relevant = ctx.relevant.search(source, checker.origin_of(ctx, str(path)))
         spent["text prefilter"] = spent.get("text prefilter", 0.0) + clock() - begin
         if not relevant:
             continue

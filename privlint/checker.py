@@ -9,7 +9,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 from privlint import astgate, noqa, prefilter, slicing
 from privlint.catalog import Catalog, Rule
@@ -241,6 +241,13 @@ def verify_command(display: str, function) -> str | None:
     return f"privlint verify {display} --call '{function.name.value}({arguments})' --nproc 4{hint}"
 
 
+def origin_of(ctx: Context, display: str) -> "Callable[[], astgate.Origin]":
+    """Where a file is in the project, worked out when a prefilter asks."""
+    from privlint.project import module_name
+
+    return lambda: astgate.Origin(ctx.project, module_name(Path(display)))
+
+
 def check_source(data: bytes, display: str, ctx: Context, fix: str | None = None,
                  relevant: bool | None = None) -> FileResult:
     """Findings for one file's bytes; with fix="safe"/"unsafe", also the rewritten bytes
@@ -249,7 +256,7 @@ def check_source(data: bytes, display: str, ctx: Context, fix: str | None = None
     from privlint.project import module_name
 
     if relevant is None:
-        relevant = ctx.relevant.search(data)
+        relevant = ctx.relevant.search(data, origin_of(ctx, display))
     if ctx.use_prefilter and not relevant:
         return FileResult([], data)
     dangerous = looks_dangerous(data)  # such files go straight to the guarded libcst parse

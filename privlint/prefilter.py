@@ -12,6 +12,11 @@ can type. Without parsing, a file may hold one only if its bytes have one of:
 - a private name imported from a catalog root (`from torch.distributed import _x`), or a
   star import from one.
 
+A receiver's head name is followed to what the file binds it to; a name another module hands
+on (`from .utils import dist`) counts when the project index says that module binds it to a
+torch path or a function returning a tracked type, as the gate and the detector ask it (a
+name from any other module, `from transformers import logging`, types nothing).
+
 Regular expressions at C speed answer each; astgate.py then reads what passes with CPython's
 parser. Comments and strings are not told apart from code: that only lets more through.
 """
@@ -21,8 +26,12 @@ from __future__ import annotations
 import functools
 import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Callable, Iterable
 
 from privlint.catalog import Catalog
+
+if TYPE_CHECKING:
+    from privlint.astgate import Origin
 
 # Quantifiers are possessive: a comment banner (`#####`) must not make the engine backtrack.
 # The tail of a private name: `_x`, `__x`, `_` (not a dunder such as `__init__`).
@@ -53,7 +62,7 @@ _WORD_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ01
 _SPACE = frozenset(b" \t\n\\")
 _CLOSERS, _OPENERS = frozenset(b")]"), frozenset(b"([")
 
-_FROM_IMPORT = re.compile(rb"from[\s\\]+[\w.]+[\s\\]+import\b"
+_FROM_IMPORT = re.compile(rb"from[\s\\]+([\w.]+)[\s\\]+import\b"
                           rb"((?:[ \t]*\((?:[^)#]|#[^\n]*+)*+\)?)|(?:[^\n\\]|\\[\s\S])*+)")
 _IMPORT = re.compile(rb"import[ \t]+((?:[^\n\\;#]|\\[\s\S])*+)")
 _NAME = re.compile(rb"[A-Za-z_]\w*")
@@ -133,9 +142,12 @@ class _Values:
 
     LIMIT = 64
 
-    def __init__(self, data: bytes, roots: frozenset[bytes]) -> None:
+    def __init__(self, data: bytes, roots: frozenset[bytes],
+                 origin: "Callable[[], Origin] | None" = None) -> None:
         self.data = data
         self.roots = roots
+        # Where the file is: asked only when a `from` import matters, then kept.
+        self.origin: "Callable[[], Origin] | Origin | None" = origin
         self.asked = 0
         self._imported: set[bytes] | None = None
 
@@ -185,12 +197,14 @@ class _Values:
         return self.typed_name(plain.group(1), seen)
 
     def imported(self) -> set[bytes]:
-        """Names imports bind that may hold a typed value: any `from` import's (the project may
-        hand one on), and a plain import's of a catalog root (`import numpy` binds no such)."""
+        """Names imports bind that may hold a typed value: a `from` import's of a catalog root,
+        or of a project module that hands one on, and a plain import's of a catalog root
+        (`import numpy` binds no such)."""
         if self._imported is None:
             names: set[bytes] = set()
             for match in _FROM_IMPORT.finditer(self.data):
-                names.update(_NAME.findall(re.sub(rb"#[^\n]*", b"", match.group(1))))
+                names.update(self._handed_on(match.group(1),
+                                             re.sub(rb"#[^\n]*", b"", match.group(2))))
             for clause in _import_clauses(self.data):
                 words = _NAME.findall(clause)
                 if words and words[0] in self.roots:
@@ -198,6 +212,43 @@ class _Values:
                     names.add(words[-1] if len(words) > 2 and words[-2] == b"as" else words[0])
             self._imported = names
         return self._imported
+
+    def _handed_on(self, module: bytes, clause: bytes) -> Iterable[bytes]:
+        """The names `from <module> import <clause>` binds that may hold a typed value: all of
+        them from a catalog root, or when the project index cannot be asked; else those the
+        project's module hands on (astgate's `_add_handed_on` asks the same)."""
+        from privlint.astgate import Origin
+        from privlint.project import absolute
+
+        words = _NAME.findall(clause)
+        level = len(module) - len(module.lstrip(b"."))
+        path = module[level:].decode("ascii")
+        if not level and path.split(".")[0].encode() in self.roots:
+            return words
+        if self.origin is not None and not isinstance(self.origin, Origin):
+            self.origin = self.origin()  # asked once: it walks up the folders
+        origin = self.origin
+        if origin is None or origin.project is None:
+            return words
+        if level and origin.module is None:
+            return []  # a relative import outside a package binds nothing the detector follows
+        current, is_package = origin.module or ("", False)
+        absolute_module = absolute(path, level, current, is_package)
+        if absolute_module.split(".")[0].encode() in self.roots:
+            return words  # a relative import inside torch itself
+        handed = []
+        for item in clause.split(b","):
+            parts = _NAME.findall(item)
+            if len(parts) == 3 and parts[1] == b"as":
+                original, local = parts[0], parts[2]
+            elif len(parts) == 1:
+                original = local = parts[0]
+            else:
+                handed.extend(parts)  # a shape this reading does not know: every name
+                continue
+            if origin.project.exported(absolute_module, original.decode("ascii")) is not None:
+                handed.append(local)
+        return handed
 
 
 @dataclass(frozen=True)
@@ -208,8 +259,9 @@ class TextFilter:
     from_module: "re.Pattern[bytes]"     # `from <root>.<module path> import`
     roots: frozenset[bytes] = frozenset()  # the catalog's roots: {b"torch"}
 
-    def search(self, data: bytes) -> bool:
-        """False only when no finding can be in these bytes."""
+    def search(self, data: bytes, origin: "Callable[[], Origin] | None" = None) -> bool:
+        """False only when no finding can be in these bytes. `origin`: where the file is, for
+        the names other modules of the project hand on (without it, any such name counts)."""
         if data.startswith(b"\xef\xbb\xbf"):
             data = data[3:]  # a byte order mark is not part of the first name
         if any(name in data for name in self.types):
@@ -237,9 +289,9 @@ class TextFilter:
                         untyped += 1
             if any(_code_dot(data, match.start()) for match in _DOTTED_SELF.finditer(data)):
                 return True
-            if (accesses > untyped or look) and self._typed_access(data):
+            if (accesses > untyped or look) and self._typed_access(data, origin):
                 return True
-        if b"getattr" in data and _PRIVATE_STRING.search(data) and self._typed_getattr(data):
+        if b"getattr" in data and _PRIVATE_STRING.search(data) and self._typed_getattr(data, origin):
             return True
         if self._imports_private(data):
             return True
@@ -263,7 +315,7 @@ class TextFilter:
                 return True
         return False
 
-    def _typed_access(self, data: bytes) -> bool:
+    def _typed_access(self, data: bytes, origin: "Callable[[], Origin] | None") -> bool:
         """Whether any private attribute sits on a receiver the detector may type: its head
         name is one the file may bind to a typed value, `self.<attr>` with `<attr>` assigned,
         or the text cannot tell."""
@@ -286,15 +338,15 @@ class TextFilter:
                     attributes.add(first)
             elif head and (head != b"super" or first is not None):
                 heads.add(head)
-        values = _Values(data, self.roots)
+        values = _Values(data, self.roots, origin)
         return any(values.typed_name(head) for head in heads) \
             or any(values.typed_attribute(attribute) for attribute in attributes)
 
-    def _typed_getattr(self, data: bytes) -> bool:
+    def _typed_getattr(self, data: bytes, origin: "Callable[[], Origin] | None") -> bool:
         """Whether a `getattr(x, "_y")` may be reported: `_y` is a member a rule covers, or `x`
         is a receiver the detector may type (as for attributes); a call the line does not
         show whole counts as typed."""
-        values = _Values(data, self.roots)
+        values = _Values(data, self.roots, origin)
         for match in _GETATTR.finditer(data):
             start = match.start()
             if start and data[start - 1] in _BEFORE_NAME:

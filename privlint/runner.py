@@ -18,7 +18,7 @@ from pathlib import Path
 
 from privlint.cache import Cache
 from privlint.progress import Progress
-from privlint.checker import IO_ERROR, Context, FileResult, _file_error, check_source
+from privlint.checker import IO_ERROR, Context, FileResult, _file_error, check_source, origin_of
 from privlint.safety import with_big_stack
 
 MIN_FILES_PER_WORKER = 8  # below this, starting processes costs more than it saves
@@ -45,7 +45,7 @@ def _check_file(job: Job, ctx: Context, fix: str | None) -> FileResult:
         data = job.path.read_bytes()
     except OSError as exc:
         return _unreadable(ctx, job, exc)
-    relevant = ctx.relevant.search(data)
+    relevant = ctx.relevant.search(data, origin_of(ctx, job.display))
     if ctx.use_prefilter and fix is None and not relevant:
         return FileResult([])  # no thread hand-off for the many files that mention no private name
     # The cyclic collector runs once per file, on what the file left, not every few hundred

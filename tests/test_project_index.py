@@ -82,3 +82,38 @@ def test_names_the_project_hands_on_survive_both_prefilters(project):
     got = sorted((f["path"], f["line"], f["code"]) for f in filtered.findings)
     assert got == [("pkg/gather.py", 4, "PRV303")], filtered.stdout
     assert filtered.json == unfiltered.json
+
+
+def test_the_text_prefilter_asks_the_project_what_an_import_hands_on(project):
+    """A name from another module types a receiver only when that module binds it to torch
+    (or to a function returning a tracked type): the text prefilter asks the project index
+    as the gate does, and lets through exactly the files whose imports may be typed."""
+    from privlint.catalog import load_catalog
+    from privlint.checker import Context, origin_of
+    from privlint.config import Settings
+
+    write(project, "pkg/__init__.py", "")
+    write(project, "pkg/utils.py", "import torch.distributed as dist\n")
+    write(project, "pkg/plain.py", "dist = object()\n")
+    files = {
+        "pkg/alias.py": "from .utils import dist as d\n\nd._all_gather_base(o, i)\n",
+        "pkg/listed.py": "from .utils import (\n    dist,  # the group\n)\n\ndist._all_gather_base(o, i)\n",
+        "pkg/absolute.py": "from pkg.utils import dist\n\ndist._all_gather_base(o, i)\n",
+        "pkg/plain_use.py": "from .plain import dist\n\ndist._all_gather_base(o, i)\n",
+        "pkg/elsewhere.py": "from transformers import logging\n\nlogging._get_library_root_logger()\n",
+        "pkg/renamed.py": "from .plain import dist as utils\n\nutils._all_gather_base(o, i)\n",
+    }
+    for name, text in files.items():
+        write(project, name, text)
+    ctx = Context.build(load_catalog(), Settings(project_root=project))
+    passed = {name for name in files
+              if ctx.relevant.search((project / name).read_bytes(), origin_of(ctx, str(project / name)))}
+    assert passed == {"pkg/alias.py", "pkg/listed.py", "pkg/absolute.py"}
+    # Without the project (a file on its own), any imported name may be typed.
+    assert all(ctx.relevant.search((project / name).read_bytes()) for name in files)
+    filtered = run_privlint("check", "--format", "json", "--no-cache", cwd=project)
+    unfiltered = run_privlint("check", "--format", "json", "--no-cache", "--no-prefilter",
+                              cwd=project)
+    got = sorted((f["path"], f["line"]) for f in filtered.findings)
+    assert got == [("pkg/absolute.py", 3), ("pkg/alias.py", 3), ("pkg/listed.py", 5)], filtered.stdout
+    assert filtered.json == unfiltered.json
