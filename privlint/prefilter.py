@@ -234,6 +234,8 @@ class _Values:
             return []  # a relative import outside a package binds nothing the detector follows
         current, is_package = origin.module or ("", False)
         absolute_module = absolute(path, level, current, is_package)
+        if not absolute_module:
+            return []  # `from . import x` above the top package: no module the index can read
         if absolute_module.split(".")[0].encode() in self.roots:
             return words  # a relative import inside torch itself
         handed = []

@@ -76,6 +76,8 @@ class ProjectIndex:
             self._roots.append(directory)
 
     def _file(self, module: str) -> Path | None:
+        if not module or "" in module.split("."):
+            return None  # not a module name (`from . import x` above the top package)
         relative = Path(*module.split("."))
         for root in self._roots:
             for candidate in (root / relative.with_suffix(".py"), root / relative / "__init__.py"):

@@ -102,6 +102,9 @@ def test_the_text_prefilter_asks_the_project_what_an_import_hands_on(project):
         "pkg/plain_use.py": "from .plain import dist\n\ndist._all_gather_base(o, i)\n",
         "pkg/elsewhere.py": "from transformers import logging\n\nlogging._get_library_root_logger()\n",
         "pkg/renamed.py": "from .plain import dist as utils\n\nutils._all_gather_base(o, i)\n",
+        # A relative import in a module outside any package names no module (a real repository
+        # crashed the text prefilter with it).
+        "loose.py": "from . import dist\n\ndist._all_gather_base(o, i)\n",
     }
     for name, text in files.items():
         write(project, name, text)
