@@ -182,19 +182,24 @@ class _Values:
         return False
 
     def typed_value(self, value: bytes, seen: set[bytes]) -> bool:
-        """Whether an assigned value (the rest of its line) may be typed: a literal is not; a
-        plain name or `self.<attr>` is as typed as what it names; anything else may be."""
+        """Whether an assigned value (the rest of its line) may be typed. A literal is not; a
+        value that starts with a name chain (`dist.new_group()`, `self.pg.inner[0]`, `f(x)`) is
+        as typed as its head name (or `self.<attr>`), as the resolver and the gate infer values:
+        its calls, attributes and subscripts type only what their head's value reaches. A
+        `cast`, or a start the text cannot read (a bracket, a keyword), may be typed. (A value
+        that reads a distinctive member, `m._get_root_mesh()`, is typed too, but a file that
+        reads one is passed before any value is asked about.)"""
         value = value.strip()
         if not value or value[:1] in _LITERAL_STARTS or value.split(b"#")[0].strip() in _CONSTANTS:
             return False
-        plain = _PLAIN.match(value)
-        if plain is None:
-            return True
-        if plain.group(1) in (b"self", b"cls"):
-            return plain.group(2) is not None and self.typed_attribute(plain.group(2), seen)
-        if plain.group(2) is not None:
-            return True  # `a.b`: a path or an attribute: as typed as anything
-        return self.typed_name(plain.group(1), seen)
+        if b"cast" in value:
+            return True  # `typing.cast(PG, x)` is typed by its first argument
+        head = _HEAD.match(value)
+        if head is None or head.group(1) in _VALUE_KEYWORDS:
+            return True  # `(a or b)`, `await f()`, `lambda: x`: the text does not say
+        if head.group(1) in (b"self", b"cls"):
+            return head.group(2) is not None and self.typed_attribute(head.group(2), seen)
+        return self.typed_name(head.group(1), seen)
 
     def imported(self) -> set[bytes]:
         """Names imports bind that may hold a typed value: a `from` import's of a catalog root,
@@ -416,10 +421,9 @@ def _assigns_self(attribute: bytes) -> "re.Pattern[bytes]":
 
 _LITERAL_STARTS = frozenset(bytes([c]) for c in b"\"'0123456789[{-+~")  # literals, negations
 _CONSTANTS = frozenset({b"None", b"True", b"False", b"...", b"()", b"[]", b"{}"})
-# A plain value: `name`, `self.attr`, `a.b.c` (group 2: the first attribute), then the end of
-# the line, a comment, or what ends a keyword argument.
-_PLAIN = re.compile(rb"([A-Za-z_]\w*)(?:[ \t]*\.[ \t]*(\w+))?(?:[ \t]*\.[ \t]*\w+)*"
-                    rb"[ \t]*(?:[,)]|#|$)")
+# The start of a value: its head name, and the attribute after it (for `self.<attr>`).
+_HEAD = re.compile(rb"([A-Za-z_]\w*)(?:[ \t]*\.[ \t]*([A-Za-z_]\w*))?")
+_VALUE_KEYWORDS = frozenset(b"await lambda not yield".split())
 
 
 def _import_clauses(data: bytes):

@@ -31,3 +31,24 @@ def test_a_comment_ending_with_a_dot_does_not_make_self_a_chain():
     assert TEXT.search(chained)
     quoted = b"import torch\nclass A:\n    def f(self, x):\n        return ('#', x.\n            self._y)\n"
     assert TEXT.search(quoted)
+
+
+def test_a_value_is_as_typed_as_its_head_name():
+    # `x = <chain>`: calls, attributes and subscripts type only what their head's value reaches
+    # (the resolver's and the gate's reading), so a chain on a name nothing types is untyped.
+    untyped = [b"import torch\nimport numpy as np\nout = np.zeros(3)\nout._meta\n",
+               b"import torch\ndef f(model):\n    out = model(torch.ones(1))\n    return out._meta\n",
+               b"import torch\nclass A:\n    def f(self):\n        x = self.helper()[0]\n        return x._y\n",
+               b"import torch\nimport os\nx = os.environ.get('A')\nx._y\n"]
+    for data in untyped:
+        assert not TEXT.search(data), data
+    typed = [b"import torch.distributed as dist\ng = dist.new_group()\ng._allgather_base(a, b)\n",
+             b"import torch\ng = torch.distributed.group.WORLD\ng._x\n",
+             b"from torch import distributed\ng = distributed.new_group().inner[0]\ng._x\n",
+             b"import torch\nclass A:\n    def f(self):\n        self.pg = torch.x()\n"
+             b"        g = self.pg.inner()\n        return g._y\n",
+             b"import typing\ng = typing.cast(Group, x)\ng._x\n",               # a cast
+             b"import torch\ng = (torch.x())\ng._y\n",                          # a bracket
+             b"import torch\nasync def f():\n    g = await torch.x()\n    g._y\n"]  # a keyword
+    for data in typed:
+        assert TEXT.search(data), data
