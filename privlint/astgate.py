@@ -106,7 +106,7 @@ def _head(node: ast.expr) -> str | ast.Call | None:
             attribute = node.attr
             node = node.value
         elif kind is ast.Call:
-            if node.args and _last_name(node.func) == "cast":
+            if _is_cast(node):
                 return node
             attribute = None
             node = node.func
@@ -147,8 +147,8 @@ def _value(node: ast.expr | None, members: frozenset[str], types: frozenset[str]
             attribute = node.attr
             node = node.value
         elif kind is ast.Call:
-            if node.args and _last_name(node.func) == "cast":
-                found |= _annotation(node.args[0], types)  # typing.cast(PG, x): typed by its first argument
+            if _last_name(node.func) == "cast":  # typing.cast(PG, x): typed by what it names
+                found |= _cast_type(node, types)
             attribute = None
             node = node.func
         elif kind is ast.Subscript:
@@ -160,6 +160,20 @@ def _value(node: ast.expr | None, members: frozenset[str], types: frozenset[str]
             return found
         else:
             return found
+    return found
+
+
+def _is_cast(call: ast.Call) -> bool:
+    """A call the resolver reads as `typing.cast`: named `cast`, with two arguments in all."""
+    return _last_name(call.func) == "cast" and len(call.args) + len(call.keywords) == 2
+
+
+def _cast_type(call: ast.Call, types: frozenset[str]) -> set[str]:
+    """What a cast may type its result as: any of its arguments read as an annotation (the
+    resolver reads the first as written, `cast(typ=PG, val=x)` too)."""
+    found: set[str] = set()
+    for argument in (*call.args, *(keyword.value for keyword in call.keywords)):
+        found |= _annotation(argument, types)
     return found
 
 
@@ -338,7 +352,7 @@ def _candidates(tree: ast.Module, words: GateWords, origin: Origin, named: bool)
     stars: list[str] = []                           # project modules star-imported here
     binders: list[ast.AST] = []                     # what gives names values (read if needed)
     has_bases = False                               # a class here has a base class
-    bases: list[ast.expr] = []                      # the base classes, when a type is named
+    bases: list[ast.expr] = []                      # the base classes
     todo: list = [tree]
     pop, extend, append = todo.pop, todo.extend, todo.append
     Attribute, Call, Name, AST = ast.Attribute, ast.Call, ast.Name, ast.AST
@@ -363,6 +377,8 @@ def _candidates(tree: ast.Module, words: GateWords, origin: Origin, named: bool)
                         if any(is_private(part) for part in parts):
                             definite.update(_span(node))
                         sources.add(alias.asname or parts[0])
+                        if alias.asname and parts[-1] in words.types:
+                            sources.add(_TYPE + alias.asname)  # `import torch.x.ProcessGroup as PG`
             elif kind is ast.ImportFrom:
                 parts = (node.module or "").split(".")
                 if not node.level and parts[0] in roots:
@@ -380,7 +396,9 @@ def _candidates(tree: ast.Module, words: GateWords, origin: Origin, named: bool)
                     module = _absolute(node, origin)
                     if module is not None:  # else: a relative import outside a package
                         for alias in node.names:
-                            if alias.name == "*":
+                            if alias.name == "*" and module.split(".")[0] in roots:
+                                everywhere = True  # inside torch itself: the detector's star roots
+                            elif alias.name == "*":
                                 stars.append(module)
                             else:
                                 handed[alias.asname or alias.name] = (module, alias.name)
@@ -403,8 +421,7 @@ def _candidates(tree: ast.Module, words: GateWords, origin: Origin, named: bool)
             binders.append(node)
         elif kind is ast.ClassDef:
             has_bases = has_bases or bool(node.bases)
-            if named:
-                bases.extend(node.bases)
+            bases.extend(node.bases)
         # The children, inline: a generator per node was a fifth of this walk.
         for name in _FIELDS.get(kind) or _fields(kind):
             value = getattr(node, name, None)
@@ -420,13 +437,14 @@ def _candidates(tree: ast.Module, words: GateWords, origin: Origin, named: bool)
     for at, (head, line) in enumerate(uses):
         if type(head) is ast.Call:  # a cast: typed as its first argument annotates
             key = f"<cast {at}>"
-            flows.append((key, _annotation(head.args[0], words.types)))
+            flows.append((key, _cast_type(head, words.types)))
             uses[at] = (key, line)
-    _add_handed_on(sources, handed, stars, flows, uses, origin, roots)
+    based = set().union(*(_annotation(base, words.types) for base in bases))
+    _add_handed_on(sources, handed, stars, flows, uses, origin, roots, words.types, based)
     held = _fixed_point(sources, flows)
     # `self` is typed by a tracked base class, read as an annotation is (`dist.ProcessGroup`,
-    # an import of it as `PG`); a file that names no tracked type can write none.
-    if any(_annotation(base, words.types) & held for base in bases):
+    # an import of it as `PG`, a name a project star import hands on).
+    if based & held:
         held.add("self")
     return definite | {line for head, line in uses if head in held}
 
@@ -481,11 +499,13 @@ def _flows(binders: list[ast.AST], members: frozenset[str],
 
 
 def _add_handed_on(sources: set[str], handed: dict[str, tuple[str, str]], stars: list[str],
-                   flows: list[tuple[set[str], set[str]]], uses: list[tuple[str | None, int]],
-                   origin: Origin, roots: frozenset[str]) -> None:
-    """Names the project's own modules hand on, asked only for the names that matter here."""
+                   flows: list[tuple[str, set[str]]], uses: list[tuple[str | None, int]],
+                   origin: Origin, roots: frozenset[str], types: frozenset[str],
+                   based: set[str]) -> None:
+    """Names the project's own modules hand on, asked only for the names that matter here.
+    `based`: what the file's base classes read as annotations."""
     project = origin.project
-    wanted = {head for head, _ in uses}
+    wanted = {head for head, _ in uses} | based
     for _, came in flows:
         wanted |= came
     for name in wanted.intersection(handed):
@@ -494,11 +514,18 @@ def _add_handed_on(sources: set[str], handed: dict[str, tuple[str, str]], stars:
         if project is None or module.split(".")[0] in roots \
                 or project.exported(module, original) is not None:
             sources.add(name)
+    for name, (module, original) in handed.items():
+        if module.split(".")[0] in roots and original in types:
+            sources.add(_TYPE + name)  # inside torch: `from .distributed_c10d import ProcessGroup as PG`
     for module in stars:
         if project is None:
             sources.update(wanted)  # without the project's modules, any name may be theirs
         else:
-            sources.update(project.star_names(module))
+            names = project.star_names(module)
+            sources.update(names)
+            # A star import binds its names as plain paths, whatever they are called there: a
+            # tracked type among them types what its name annotates.
+            sources.update(_TYPE + name for name, (kind, _) in names.items() if kind == "path")
 
 
 def _fixed_point(sources: set[str], flows: list[tuple[str, set[str]]]) -> set[str]:

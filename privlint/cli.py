@@ -414,4 +414,10 @@ def entry() -> None:
         sys.stderr.flush()
     except BrokenPipeError:
         code = 141  # the reader went away before the last of the output, as `main` answers it
+    except OSError as exc:  # a full disk under `> report.txt`: said, as an error, not a traceback
+        try:
+            os.write(2, f"privlint: error: cannot write the output: {exc}\n".encode())
+        except OSError:
+            pass
+        code = EXIT_ERROR
     os._exit(code)

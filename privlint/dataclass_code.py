@@ -24,6 +24,7 @@ import importlib.util
 import marshal
 import os
 import sys
+import threading
 from pathlib import Path
 from types import CodeType
 from typing import Iterator
@@ -93,15 +94,19 @@ def remembered(path: Path | None = None) -> Iterator[dict[str, int]]:
     try:
         yield counts
     finally:
-        del dataclasses.exec  # type: ignore[attr-defined]
+        vars(dataclasses).pop("exec", None)
         if counts["compiled"] or len(used) != len(known):
             _write(path, used)
 
 
+_IMPORTING = threading.Lock()  # two threads must not lend `dataclasses` their `exec` at once
+
+
 def import_libcst():
     """`import libcst`, with its dataclasses' methods remembered (a no-op once imported)."""
-    if "libcst" in sys.modules:
-        return sys.modules["libcst"]
-    with remembered():
-        import libcst
-    return libcst
+    with _IMPORTING:
+        if "libcst" in sys.modules:
+            return sys.modules["libcst"]
+        with remembered():
+            import libcst
+        return libcst

@@ -65,6 +65,7 @@ _CLOSERS, _OPENERS = frozenset(b")]"), frozenset(b"([")
 _FROM_IMPORT = re.compile(rb"from[\s\\]+([\w.]+)[\s\\]+import\b"
                           rb"((?:[ \t]*\((?:[^)#]|#[^\n]*+)*+\)?)|(?:[^\n\\]|\\[\s\S])*+)")
 _IMPORT = re.compile(rb"import[ \t]+((?:[^\n\\;#]|\\[\s\S])*+)")
+_STAR_IMPORT = re.compile(rb"import[\s\\(]*\*")
 _NAME = re.compile(rb"[A-Za-z_]\w*")
 
 
@@ -298,6 +299,10 @@ class TextFilter:
                 return True
             if (accesses > untyped or look) and self._typed_access(data, origin):
                 return True
+        if (accesses or b"getattr" in data) and _STAR_IMPORT.search(data):
+            # A star import may bind any name, a tracked type too, under any name: a base class
+            # may then type `self` (`from .compat import *` where compat has `PG`).
+            return True
         if b"getattr" in data and _PRIVATE_STRING.search(data) and self._typed_getattr(data, origin):
             return True
         if self._imports_private(data):
@@ -326,8 +331,6 @@ class TextFilter:
         """Whether any private attribute sits on a receiver the detector may type: its head
         name is one the file may bind to a typed value, `self.<attr>` with `<attr>` assigned,
         or the text cannot tell."""
-        if re.search(rb"import[\s\\(]*\*", data):
-            return True  # a star import may bind any name
         heads: set[bytes] = set()
         attributes: set[bytes] = set()
         for match in _ACCESS.finditer(data):

@@ -173,6 +173,25 @@ MUST_PASS = {
         def f(pg: "Other"):
             return pg._allgather_base(a, b)
     """,
+    # Found in review: a helper named `cast` is a cast only with two arguments, as the resolver
+    # reads one; a cast's type may come by keyword; a tracked type imported as a module.
+    "a helper named cast": """
+        import torch.distributed as dist
+        def cast(ranks):
+            return dist.new_group(ranks)
+        cast([0, 1])._allgather_base(a, b)
+    """,
+    "a cast by keywords": """
+        import typing
+        from torch.distributed import ProcessGroup
+        def f(x):
+            return typing.cast(typ=ProcessGroup, val=x)._allgather_base(a, b)
+    """,
+    "a tracked type imported as a module": """
+        import torch.distributed.ProcessGroup as PG
+        def f(pg: PG):
+            return pg._allgather_base(a, b)
+    """,
     "a list of a tracked type": """
         import torch.distributed as dist
         def f(groups: list[dist.ProcessGroup]):

@@ -230,3 +230,17 @@ def test_a_check_whose_reader_is_gone_before_the_output_is_flushed(project):
     proc.stdout.close()  # gone long before privlint has started
     _, stderr = proc.communicate(timeout=120)
     assert proc.returncode == 141 and b"Traceback" not in stderr
+
+
+def test_a_check_whose_output_cannot_be_written_says_so(project):
+    import os
+    import subprocess
+    import sys
+
+    write(project, "bad.py", UNGUARDED)
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+    with open("/dev/full", "w") as full:  # every write fails: no space left on the device
+        proc = subprocess.run([sys.executable, "-m", "privlint", "check", "bad.py"], cwd=project,
+                              stdout=full, stderr=subprocess.PIPE, env=env, timeout=120)
+    assert proc.returncode == 2 and b"Traceback" not in proc.stderr
+    assert b"privlint: error: cannot write the output" in proc.stderr

@@ -90,3 +90,4 @@ def test_the_exec_lent_to_dataclasses_is_taken_back(source, tmp_path):
         dataclasses.exec(source, namespace)  # type: ignore[attr-defined]
     assert counts == {"compiled": 1, "reused": 0}
     assert "exec" not in vars(dataclasses)
+
