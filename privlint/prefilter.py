@@ -62,11 +62,14 @@ _WORD_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ01
 _SPACE = frozenset(b" \t\n\\")
 _CLOSERS, _OPENERS = frozenset(b")]"), frozenset(b"([")
 
-_FROM_IMPORT = re.compile(rb"from[\s\\]+([\w.]+)[\s\\]+import\b"
+# `from <module> import`: the module's dots and names may have spaces and line continuations
+# between them (`from . utils import x`), and names may be non-ASCII (their bytes are >= 0x80).
+_FROM_IMPORT = re.compile(rb"from[\s\\]+((?:\.[\s\\]*)*+(?:[\w\x80-\xff]++(?:[\s\\]*\.[\s\\]*[\w\x80-\xff]++)*+)?)"
+                          rb"[\s\\]*import\b"
                           rb"((?:[ \t]*\((?:[^)#]|#[^\n]*+)*+\)?)|(?:[^\n\\]|\\[\s\S])*+)")
 _IMPORT = re.compile(rb"import[ \t]+((?:[^\n\\;#]|\\[\s\S])*+)")
 _STAR_IMPORT = re.compile(rb"import[\s\\(]*\*")
-_NAME = re.compile(rb"[A-Za-z_]\w*")
+_NAME = re.compile(rb"[A-Za-z_\x80-\xff][\w\x80-\xff]*")
 
 
 _UNTYPED = (b"", None)  # a receiver nothing types
@@ -191,10 +194,12 @@ class _Values:
         that reads a distinctive member, `m._get_root_mesh()`, is typed too, but a file that
         reads one is passed before any value is asked about.)"""
         value = value.strip()
+        if _closes_unopened(value):
+            return True  # `x: Literal["a=b"] = v` read from the annotation's `=`: not the value
         if not value or value[:1] in _LITERAL_STARTS or value.split(b"#")[0].strip() in _CONSTANTS:
             return False
-        if b"cast" in value:
-            return True  # `typing.cast(PG, x)` is typed by its first argument
+        if b"cast" in value or value.count(b"'") % 2 or value.count(b'"') % 2:
+            return True  # a cast is typed by its first argument; a string opened before the `=`
         head = _HEAD.match(value)
         if head is None or head.group(1) in _VALUE_KEYWORDS:
             return True  # `(a or b)`, `await f()`, `lambda: x`: the text does not say
@@ -227,8 +232,12 @@ class _Values:
         from privlint.project import absolute
 
         words = _NAME.findall(clause)
+        module = re.sub(rb"[\s\\]+", b"", module)
         level = len(module) - len(module.lstrip(b"."))
-        path = module[level:].decode("ascii")
+        try:
+            path = module[level:].decode("utf-8")
+        except UnicodeDecodeError:
+            return words
         if not level and path.split(".")[0].encode() in self.roots:
             return words
         if self.origin is not None and not isinstance(self.origin, Origin):
@@ -254,7 +263,7 @@ class _Values:
             else:
                 handed.extend(parts)  # a shape this reading does not know: every name
                 continue
-            if origin.project.exported(absolute_module, original.decode("ascii")) is not None:
+            if origin.project.exported(absolute_module, original.decode("utf-8", "replace")) is not None:
                 handed.append(local)
         return handed
 
@@ -425,8 +434,22 @@ def _assigns_self(attribute: bytes) -> "re.Pattern[bytes]":
 _LITERAL_STARTS = frozenset(bytes([c]) for c in b"\"'0123456789[{-+~")  # literals, negations
 _CONSTANTS = frozenset({b"None", b"True", b"False", b"...", b"()", b"[]", b"{}"})
 # The start of a value: its head name, and the attribute after it (for `self.<attr>`).
-_HEAD = re.compile(rb"([A-Za-z_]\w*)(?:[ \t]*\.[ \t]*([A-Za-z_]\w*))?")
+_HEAD = re.compile(rb"([A-Za-z_\x80-\xff][\w\x80-\xff]*)(?:[ \t]*\.[ \t]*([A-Za-z_\x80-\xff][\w\x80-\xff]*))?")
 _VALUE_KEYWORDS = frozenset(b"await lambda not yield".split())
+
+
+def _closes_unopened(value: bytes) -> bool:
+    """Whether a value read after the first `=` on its line closes a bracket it did not open:
+    then that `=` was inside an annotation (`x: Annotated[T, f(end=1)] = v`), not the value's."""
+    depth = 0
+    for byte in value:
+        if byte in b"([{":
+            depth += 1
+        elif byte in b")]}":
+            depth -= 1
+            if depth < 0:
+                return True
+    return False
 
 
 def _import_clauses(data: bytes):

@@ -52,3 +52,17 @@ def test_a_value_is_as_typed_as_its_head_name():
              b"import torch\nasync def f():\n    g = await torch.x()\n    g._y\n"]  # a keyword
     for data in typed:
         assert TEXT.search(data), data
+
+
+def test_values_and_imports_the_text_reads_in_unusual_shapes():
+    # Found in review: each was lost by the text prefilter while the gate kept it.
+    shapes = [
+        b"from torch .distributed import new_group as ng\nx = ng()\nx._foo()\n",  # spaces in a module
+        b"from torch.\\\n    distributed import new_group as ng\nx = ng()\nx._foo()\n",
+        "import torch.distributed as dist\ndonnées = dist.new_group()\nx = données\nx._foo()\n".encode(),
+        b"import torch.distributed as dist\nx: Annotated[Any, print(end=1)] = dist.new_group()\nx._foo()\n",
+        b"import torch.distributed as dist\nx: Literal['a=b'] = dist.new_group()\nx._foo()\n",
+        b"import torch.distributed as dist\nx: 'a=b' = dist.new_group()\nx._foo()\n",
+    ]
+    for data in shapes:
+        assert TEXT.search(data), data

@@ -139,6 +139,11 @@ HANDED_ON_TYPES = {
                                  "        return self._allgather_base(a, b)\n"},
     "a star import's name in getattr": {
         **COMPAT, "pkg/case.py": "from .compat import *\ngather = getattr(dist, '_all_gather_base')\n"},
+    "a relative import with spaces": {
+        **COMPAT, "pkg/case.py": "from . compat import dist\ndist._all_gather_base(a, b)\n"},
+    "a module and a name that are not ASCII": {
+        "pkg/__init__.py": "", "pkg/données.py": "import torch.distributed as réseau\n",
+        "pkg/case.py": "from .données import réseau\nréseau._all_gather_base(a, b)\n"},
     "inside torch, a renamed type by a relative import": {
         **TORCH_PACKAGE, "torch/distributed/case.py": "from .distributed_c10d import ProcessGroup as PG\n"
                                                       "def f(pg: PG):\n    return pg._allgather_base(a, b)\n"},
