@@ -32,6 +32,7 @@ from privlint.catalog import Catalog
 
 if TYPE_CHECKING:
     from privlint.astgate import Origin
+    from privlint.project import ProjectIndex
 
 # Quantifiers are possessive: a comment banner (`#####`) must not make the engine backtrack.
 # The tail of a private name: `_x`, `__x`, `_` (not a dunder such as `__init__`).
@@ -167,8 +168,8 @@ class _Values:
         self.asked += 1
         if self.asked > self.LIMIT or name in self.imported():
             return True
-        return any(value is None or self.typed_value(value, seen)
-                   for value in _bindings(self.data, name))
+        return any(value is None or cut or self.typed_value(value, seen)
+                   for value, cut in _bindings(self.data, name))
 
     def typed_attribute(self, attribute: bytes, seen: set[bytes] | None = None) -> bool:
         """Whether `self.<attribute>` may be typed: what the file assigns to it."""
@@ -181,7 +182,8 @@ class _Values:
         if self.asked > self.LIMIT:
             return True
         for match in _assigns_self(attribute).finditer(self.data):
-            if match.group(1) is None or self.typed_value(match.group(1), seen):
+            if match.group(2) is None or _cut_short(match.group(1)) \
+                    or self.typed_value(match.group(2), seen):
                 return True
         return False
 
@@ -194,12 +196,10 @@ class _Values:
         that reads a distinctive member, `m._get_root_mesh()`, is typed too, but a file that
         reads one is passed before any value is asked about.)"""
         value = value.strip()
-        if _closes_unopened(value):
-            return True  # `x: Literal["a=b"] = v` read from the annotation's `=`: not the value
         if not value or value[:1] in _LITERAL_STARTS or value.split(b"#")[0].strip() in _CONSTANTS:
             return False
-        if b"cast" in value or value.count(b"'") % 2 or value.count(b'"') % 2:
-            return True  # a cast is typed by its first argument; a string opened before the `=`
+        if b"cast" in value:
+            return True  # a cast is typed by its first argument
         head = _HEAD.match(value)
         if head is None or head.group(1) in _VALUE_KEYWORDS:
             return True  # `(a or b)`, `await f()`, `lambda: x`: the text does not say
@@ -224,35 +224,57 @@ class _Values:
             self._imported = names
         return self._imported
 
-    def _handed_on(self, module: bytes, clause: bytes) -> Iterable[bytes]:
-        """The names `from <module> import <clause>` binds that may hold a typed value: all of
-        them from a catalog root, or when the project index cannot be asked; else those the
-        project's module hands on (astgate's `_add_handed_on` asks the same)."""
+    def _source(self, module: bytes) -> "tuple[str, ProjectIndex | None, str]":
+        """Where `from <module> import` takes names from: ("any", None, "") for a catalog root
+        or when the project index cannot be asked (any name may be typed), ("none", None, "")
+        for no module the index can read, else ("project", index, absolute module name)."""
         from privlint.astgate import Origin
         from privlint.project import absolute
 
-        words = _NAME.findall(clause)
         module = re.sub(rb"[\s\\]+", b"", module)
         level = len(module) - len(module.lstrip(b"."))
         try:
             path = module[level:].decode("utf-8")
         except UnicodeDecodeError:
-            return words
+            return "any", None, ""
         if not level and path.split(".")[0].encode() in self.roots:
-            return words
+            return "any", None, ""
         if self.origin is not None and not isinstance(self.origin, Origin):
             self.origin = self.origin()  # asked once: it walks up the folders
         origin = self.origin
         if origin is None or origin.project is None:
-            return words
+            return "any", None, ""
         if level and origin.module is None:
-            return []  # a relative import outside a package binds nothing the detector follows
+            return "none", None, ""  # a relative import outside a package: nothing the detector follows
         current, is_package = origin.module or ("", False)
         absolute_module = absolute(path, level, current, is_package)
         if not absolute_module:
-            return []  # `from . import x` above the top package: no module the index can read
+            return "none", None, ""  # `from . import x` above the top package
         if absolute_module.split(".")[0].encode() in self.roots:
-            return words  # a relative import inside torch itself
+            return "any", None, ""  # a relative import inside torch itself
+        return "project", origin.project, absolute_module
+
+    def star_may_type(self) -> bool:
+        """Whether a star import here may bind a typed name: one from a catalog root, or from
+        a project module that hands on a torch path or a typed function (as the gate asks)."""
+        for match in _FROM_IMPORT.finditer(self.data):
+            if b"*" not in re.sub(rb"#[^\n]*", b"", match.group(2)):
+                continue
+            kind, project, module = self._source(match.group(1))
+            if kind == "any" or (project is not None and project.star_names(module)):
+                return True
+        return False
+
+    def _handed_on(self, module: bytes, clause: bytes) -> Iterable[bytes]:
+        """The names `from <module> import <clause>` binds that may hold a typed value: all of
+        them from a catalog root, or when the project index cannot be asked; else those the
+        project's module hands on (astgate's `_add_handed_on` asks the same)."""
+        words = _NAME.findall(clause)
+        kind, project, absolute_module = self._source(module)
+        if kind == "any":
+            return words
+        if project is None:
+            return []
         handed = []
         for item in clause.split(b","):
             parts = _NAME.findall(item)
@@ -263,7 +285,7 @@ class _Values:
             else:
                 handed.extend(parts)  # a shape this reading does not know: every name
                 continue
-            if origin.project.exported(absolute_module, original.decode("utf-8", "replace")) is not None:
+            if project.exported(absolute_module, original.decode("utf-8", "replace")) is not None:
                 handed.append(local)
         return handed
 
@@ -308,7 +330,8 @@ class TextFilter:
                 return True
             if (accesses > untyped or look) and self._typed_access(data, origin):
                 return True
-        if (accesses or b"getattr" in data) and _STAR_IMPORT.search(data):
+        if (accesses or b"getattr" in data) and _STAR_IMPORT.search(data) \
+                and _Values(data, self.roots, origin).star_may_type():
             # A star import may bind any name, a tracked type too, under any name: a base class
             # may then type `self` (`from .compat import *` where compat has `PG`).
             return True
@@ -401,17 +424,18 @@ def _code_dot(data: bytes, dot: int) -> bool:
 
 
 def _bindings(data: bytes, name: bytes):
-    """Where a file may give `name` a value: for an assignment, the rest of its line (a keyword
-    argument or default looks the same, which only counts more); None for a walrus, a loop
-    target or a `def`. Annotations alone type nothing the text does not name."""
+    """Where a file may give `name` a value, and whether that was read from inside an annotation
+    (see _cut_short): for an assignment, the rest of its line (a keyword argument or default
+    looks the same, which only counts more); None for a walrus, a loop target or a `def`.
+    Annotations alone type nothing the text does not name."""
     assigned, looped = _binding_patterns(name)
     for match in assigned.finditer(data):
         start = match.start()
         if start and data[start - 1] in _BEFORE_NAME:
             continue  # `other_name =`, `x.name =`
-        yield match.group(1)
+        yield match.group(2), _cut_short(match.group(1))
     if looped.search(data):
-        yield None
+        yield None, False
 
 
 # Compiled once per name: the same names (`model`, `module`, `pg`) come back file after file,
@@ -419,15 +443,16 @@ def _bindings(data: bytes, name: bytes):
 @functools.lru_cache(maxsize=4096)
 def _binding_patterns(name: bytes) -> "tuple[re.Pattern[bytes], re.Pattern[bytes]]":
     word = re.escape(name)
-    return (re.compile(word + rb"[ \t]*(?::[^=\n]*)?=(?!=)([^\n]*)|" + word + rb"[\s\\]*:="),
+    return (re.compile(word + rb"[ \t]*(:[^=\n]*)?=(?!=)([^\n]*)|" + word + rb"[\s\\]*:="),
             re.compile(rb"for[\s(]+" + word + rb"[\s)]+in\b|def[ \t]+" + word + rb"\b"))
 
 
 @functools.lru_cache(maxsize=4096)
 def _assigns_self(attribute: bytes) -> "re.Pattern[bytes]":
-    """`self.<attribute> = ...` (group 1: the rest of the line), or a loop target."""
+    """`self.<attribute> = ...` (group 1: an annotation, group 2: the rest of the line), or a
+    loop target."""
     word = re.escape(attribute)
-    return re.compile(rb"(?:self|cls)[ \t]*\.[ \t]*" + word + rb"[ \t]*(?::[^=\n]*)?=(?!=)([^\n]*)"
+    return re.compile(rb"(?:self|cls)[ \t]*\.[ \t]*" + word + rb"[ \t]*(:[^=\n]*)?=(?!=)([^\n]*)"
                       rb"|for[ \t]+(?:self|cls)\." + word + rb"[ \t]+in\b")
 
 
@@ -438,18 +463,19 @@ _HEAD = re.compile(rb"([A-Za-z_\x80-\xff][\w\x80-\xff]*)(?:[ \t]*\.[ \t]*([A-Za-
 _VALUE_KEYWORDS = frozenset(b"await lambda not yield".split())
 
 
-def _closes_unopened(value: bytes) -> bool:
-    """Whether a value read after the first `=` on its line closes a bracket it did not open:
-    then that `=` was inside an annotation (`x: Annotated[T, f(end=1)] = v`), not the value's."""
+def _cut_short(annotation: bytes | None) -> bool:
+    """Whether an annotation read up to the first `=` after it was cut short: it opens a bracket
+    or a string it does not close, so that `=` was inside it (`x: Literal["a=b"] = v`,
+    `x: Annotated[T, f(end=1)] = v`) and what follows is not the value."""
+    if not annotation:
+        return False
     depth = 0
-    for byte in value:
+    for byte in annotation:
         if byte in b"([{":
             depth += 1
         elif byte in b")]}":
             depth -= 1
-            if depth < 0:
-                return True
-    return False
+    return depth > 0 or annotation.count(b"'") % 2 == 1 or annotation.count(b'"') % 2 == 1
 
 
 def _import_clauses(data: bytes):

@@ -66,3 +66,11 @@ def test_values_and_imports_the_text_reads_in_unusual_shapes():
     ]
     for data in shapes:
         assert TEXT.search(data), data
+
+
+def test_a_parameter_list_is_not_an_annotation_cut_short():
+    # `obj: Any, config: dict | None = None)`: the `=` is a default's, and what follows it
+    # (`None) -> ...`) is read as a value as usual: nothing types `obj` here.
+    data = (b"import torch\ndef save(obj: Any, folder: str, config: dict | None = None) -> list:\n"
+            b"    return obj._auto_class\n")
+    assert not TEXT.search(data)
