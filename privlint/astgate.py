@@ -196,10 +196,7 @@ def _annotation(node: ast.expr | None, types: frozenset[str]) -> set[str]:
         if kind is ast.Name:
             found.add(_TYPE + node.id)
         elif kind is ast.Attribute:
-            head = node.value
-            while type(head) is ast.Attribute:
-                head = head.value
-            if type(head) is ast.Name:  # a dotted name: its head is not read on its own
+            if _dotted(node):  # a dotted name: its head is not read on its own
                 if node.attr in types:
                     found.add(_TYPE + node.attr)
             else:
@@ -221,13 +218,17 @@ def _type_value(node: ast.expr | None, types: frozenset[str]) -> set[str]:
     `Group = PG`): the resolver binds a path, which an annotation then reads."""
     if type(node) is ast.Name:
         return {_TYPE + node.id}
-    if type(node) is ast.Attribute and node.attr in types:
-        head = node.value
-        while type(head) is ast.Attribute:
-            head = head.value
-        if type(head) is ast.Name:
-            return {_TYPE + node.attr}
+    if type(node) is ast.Attribute and node.attr in types and _dotted(node):
+        return {_TYPE + node.attr}
     return set()
+
+
+def _dotted(node: ast.Attribute) -> bool:
+    """Whether an attribute is a dotted name (`a.b.T`), not an attribute of a call's result."""
+    head = node.value
+    while type(head) is ast.Attribute:
+        head = head.value
+    return type(head) is ast.Name
 
 
 def _expression(text: str) -> ast.expr | None:
@@ -351,7 +352,6 @@ def _candidates(tree: ast.Module, words: GateWords, origin: Origin, named: bool)
     handed: dict[str, tuple[str, str]] = {}         # name -> (module, name) a project import binds
     stars: list[str] = []                           # project modules star-imported here
     binders: list[ast.AST] = []                     # what gives names values (read if needed)
-    has_bases = False                               # a class here has a base class
     bases: list[ast.expr] = []                      # the base classes
     todo: list = [tree]
     pop, extend, append = todo.pop, todo.extend, todo.append
@@ -420,7 +420,6 @@ def _candidates(tree: ast.Module, words: GateWords, origin: Origin, named: bool)
         elif kind in _BINDERS:
             binders.append(node)
         elif kind is ast.ClassDef:
-            has_bases = has_bases or bool(node.bases)
             bases.extend(node.bases)
         # The children, inline: a generator per node was a fifth of this walk.
         for name in _FIELDS.get(kind) or _fields(kind):
@@ -430,7 +429,7 @@ def _candidates(tree: ast.Module, words: GateWords, origin: Origin, named: bool)
             elif value is not None and isinstance(value, AST):
                 append(value)
     if everywhere:
-        return definite | {line for head, line in uses if head != "self" or has_bases}
+        return definite | {line for head, line in uses if head != "self" or bases}
     if not uses:
         return definite
     flows = _flows(binders, members, words.types)

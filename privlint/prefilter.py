@@ -151,8 +151,7 @@ class _Values:
                  origin: "Callable[[], Origin] | None" = None) -> None:
         self.data = data
         self.roots = roots
-        # Where the file is: asked only when a `from` import matters, then kept.
-        self.origin: "Callable[[], Origin] | Origin | None" = origin
+        self._origin_of = origin
         self.asked = 0
         self._imported: set[bytes] | None = None
 
@@ -224,11 +223,15 @@ class _Values:
             self._imported = names
         return self._imported
 
+    @functools.cached_property
+    def origin(self) -> "Origin | None":
+        """Where the file is: asked only when a `from` import matters (it walks up the folders)."""
+        return self._origin_of() if self._origin_of is not None else None
+
     def _source(self, module: bytes) -> "tuple[str, ProjectIndex | None, str]":
         """Where `from <module> import` takes names from: ("any", None, "") for a catalog root
         or when the project index cannot be asked (any name may be typed), ("none", None, "")
         for no module the index can read, else ("project", index, absolute module name)."""
-        from privlint.astgate import Origin
         from privlint.project import absolute
 
         module = re.sub(rb"[\s\\]+", b"", module)
@@ -239,8 +242,6 @@ class _Values:
             return "any", None, ""
         if not level and path.split(".")[0].encode() in self.roots:
             return "any", None, ""
-        if self.origin is not None and not isinstance(self.origin, Origin):
-            self.origin = self.origin()  # asked once: it walks up the folders
         origin = self.origin
         if origin is None or origin.project is None:
             return "any", None, ""

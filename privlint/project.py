@@ -19,6 +19,7 @@ followed a few levels.
 from __future__ import annotations
 
 import ast
+import functools
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -49,6 +50,7 @@ def absolute(module: str, level: int, current: str, is_package: bool) -> str:
     return ".".join([*parts, module] if module else parts)
 
 
+@functools.lru_cache(maxsize=8192)  # the text prefilter and the checker both ask, per file
 def module_name(path: Path) -> tuple[str, bool] | None:
     """The dotted module a file is, found by walking up `__init__.py` folders; and is it a package."""
     path = path.resolve()
