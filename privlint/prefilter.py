@@ -26,7 +26,7 @@ from __future__ import annotations
 import functools
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable, Iterable
+from typing import TYPE_CHECKING, Callable
 
 from privlint.catalog import Catalog
 
@@ -45,8 +45,11 @@ _ON_SELF = (re.compile(rb"self\.(" + _PRIVATE_TAIL + rb"\w*)"),
 # `self.pg._x`, `self.a.b._x`: typed only if the file assigns `self.pg` (detect.py's attribute types).
 _SELF_CHAIN = tuple(re.compile(head + rb"\.(\w+)(?:\.(?!_)\w+|\.__\w+__(?!\w))*+\.("
                                + _PRIVATE_TAIL + rb"\w*)") for head in (rb"self", rb"cls"))
-_ASSIGNED_SELF = re.compile(rb"(?:self|cls)\.(\w+)[\s\\]*(?::|=(?!=))"  # `=`, or an annotation
-                            rb"|for[ \t]+(?:self|cls)\.(\w+)[ \t]+in\b")
+# Each pattern starts with a literal (`self.`, `cls.`, `for`): the engine then finds its starts
+# at C speed, where a leading alternation (`(?:self|cls)`) makes it try every byte, ten times slower.
+_ASSIGNED_SELF = tuple(re.compile(pattern) for pattern in (  # `=`, or an annotation, or a loop
+    rb"self\.(\w+)[\s\\]*(?::|=(?!=))", rb"cls\.(\w+)[\s\\]*(?::|=(?!=))",
+    rb"for[ \t]+(?:self|cls)\.(\w+)[ \t]+in\b"))
 _ON_SUPER = re.compile(rb"super\([^()\n]*\)\.(" + _PRIVATE_TAIL + rb"\w*)")  # never typed
 _DOTTED_SELF = re.compile(rb"\." + _GAP + rb"(?:self|cls)\." + _PRIVATE_TAIL)  # `x. self._y`
 # `getattr(` and, when the receiver is a dotted name, its head and first attribute.
@@ -74,6 +77,7 @@ _NAME = re.compile(rb"[A-Za-z_\x80-\xff][\w\x80-\xff]*")
 
 
 _UNTYPED = (b"", None)  # a receiver nothing types
+_FROM_ROOT_ONLY = b""  # no name is empty: see _Values.imports
 # Words before a bracket that make it a parenthesised value, not a call: `return (dist)._x`
 # is `dist`'s attribute (not the soft keywords `match`, `case`, `type`, which are names too).
 _KEYWORDS = frozenset(b"and assert await del elif else for from if in is lambda not or raise "
@@ -122,14 +126,16 @@ def _receiver(data: bytes, dot: int) -> tuple[bytes, bytes | None] | None:
         while k >= 0 and data[k] in _WORD_BYTES:
             k -= 1
         word = data[k + 1:j + 1]
-        if word[:1].isdigit() or (bracketed and word in _KEYWORDS):
+        if bracketed and word in _KEYWORDS:
             return None  # `return (dist)._x`: the value inside the brackets, which is not followed
-        m = k
-        while m >= 0 and data[m] in _SPACE:
-            m -= 1
+        if word[:1].isdigit() or (not bracketed and word in _KEYWORDS):
+            return _UNTYPED  # a number (`1.5._x` is not code), or `from ._x import y`
+        m = _code_before(data, k + 1)
+        if m is None:
+            return None
         if m >= 0 and data[m] == 46:  # `.`: an attribute of something before it
             if data.find(b"\n", m + 1, k + 1) >= 0:
-                return None  # `# ... see the docs.` above `dist._x`: not one chain, or unsure
+                return None  # a chain over lines, or a sentence's end the text cannot tell from one
             first = word
             bracketed = False
             j = m - 1
@@ -153,7 +159,8 @@ class _Values:
         self.roots = roots
         self._origin_of = origin
         self.asked = 0
-        self._imported: set[bytes] | None = None
+        self._imports: dict[bytes, list[tuple[bytes, bytes | None]]] | None = None
+        self._sources: dict[bytes, tuple[str, ProjectIndex | None, str]] = {}
 
     def typed_name(self, name: bytes, seen: set[bytes] | None = None) -> bool:
         """Whether the file may give `name` a value the detector types. Types themselves need
@@ -165,7 +172,7 @@ class _Values:
             return False
         seen.add(name)
         self.asked += 1
-        if self.asked > self.LIMIT or name in self.imported():
+        if self.asked > self.LIMIT or self.imported_typed(name):
             return True
         return any(value is None or cut or self.typed_value(value, seen)
                    for value, cut in _bindings(self.data, name))
@@ -180,11 +187,8 @@ class _Values:
         self.asked += 1
         if self.asked > self.LIMIT:
             return True
-        for match in _assigns_self(attribute).finditer(self.data):
-            if match.group(2) is None or _cut_short(match.group(1)) \
-                    or self.typed_value(match.group(2), seen):
-                return True
-        return False
+        return any(value is None or cut or self.typed_value(value, seen)
+                   for value, cut in _self_bindings(self.data, attribute))
 
     def typed_value(self, value: bytes, seen: set[bytes]) -> bool:
         """Whether an assigned value (the rest of its line) may be typed. A literal is not; a
@@ -206,22 +210,50 @@ class _Values:
             return head.group(2) is not None and self.typed_attribute(head.group(2), seen)
         return self.typed_name(head.group(1), seen)
 
-    def imported(self) -> set[bytes]:
-        """Names imports bind that may hold a typed value: a `from` import's of a catalog root,
-        or of a project module that hands one on, and a plain import's of a catalog root
-        (`import numpy` binds no such)."""
-        if self._imported is None:
-            names: set[bytes] = set()
+    def imported_typed(self, name: bytes) -> bool:
+        """Whether an import binds `name` to what may hold a typed value: any name a `from`
+        import takes from a catalog root, one a project module hands on (astgate's
+        `_add_handed_on` asks the same), or a plain import's of a catalog root (`import numpy`
+        binds no such). Only the names a receiver needs are looked up in the project index."""
+        for module, original in self.imports().get(name, ()):
+            kind, project, absolute_module = self._source(module)
+            if kind == "any":
+                return True  # a catalog root, or no project index to ask: any name counts
+            if project is None or original == _FROM_ROOT_ONLY:
+                continue
+            if original is None or project.exported(
+                    absolute_module, original.decode("utf-8", "replace")) is not None:
+                return True
+        return False
+
+    def imports(self) -> "dict[bytes, list[tuple[bytes, bytes | None]]]":
+        """Each name the file's imports may bind -> (the module, the name taken from it). The
+        name taken is None for a clause this reading does not know (any project name counts),
+        and _FROM_ROOT_ONLY for words that bind nothing themselves (`a` and `as` in `a as b`),
+        which count only from a catalog root, as every word of its clause does."""
+        if self._imports is None:
+            found: dict[bytes, list[tuple[bytes, bytes | None]]] = {}
             for match in _FROM_IMPORT.finditer(self.data):
-                names.update(self._handed_on(match.group(1),
-                                             re.sub(rb"#[^\n]*", b"", match.group(2))))
+                module = match.group(1)
+                for item in re.sub(rb"#[^\n]*", b"", match.group(2)).split(b","):
+                    parts = _NAME.findall(item)
+                    if len(parts) == 3 and parts[1] == b"as":
+                        pairs = [(parts[2], parts[0]), (parts[0], _FROM_ROOT_ONLY),
+                                 (parts[1], _FROM_ROOT_ONLY)]
+                    elif len(parts) == 1:
+                        pairs = [(parts[0], parts[0])]
+                    else:
+                        pairs = [(part, None) for part in parts]
+                    for local, original in pairs:
+                        found.setdefault(local, []).append((module, original))
             for clause in _import_clauses(self.data):
                 words = _NAME.findall(clause)
                 if words and words[0] in self.roots:
                     # `import torch.distributed as dist` binds `dist`; `import torch.x`, `torch`
-                    names.add(words[-1] if len(words) > 2 and words[-2] == b"as" else words[0])
-            self._imported = names
-        return self._imported
+                    local = words[-1] if len(words) > 2 and words[-2] == b"as" else words[0]
+                    found.setdefault(local, []).append((words[0], None))
+            self._imports = found
+        return self._imports
 
     @functools.cached_property
     def origin(self) -> "Origin | None":
@@ -229,6 +261,11 @@ class _Values:
         return self._origin_of() if self._origin_of is not None else None
 
     def _source(self, module: bytes) -> "tuple[str, ProjectIndex | None, str]":
+        if module not in self._sources:
+            self._sources[module] = self._find_source(module)
+        return self._sources[module]
+
+    def _find_source(self, module: bytes) -> "tuple[str, ProjectIndex | None, str]":
         """Where `from <module> import` takes names from: ("any", None, "") for a catalog root
         or when the project index cannot be asked (any name may be typed), ("none", None, "")
         for no module the index can read, else ("project", index, absolute module name)."""
@@ -266,30 +303,6 @@ class _Values:
                 return True
         return False
 
-    def _handed_on(self, module: bytes, clause: bytes) -> Iterable[bytes]:
-        """The names `from <module> import <clause>` binds that may hold a typed value: all of
-        them from a catalog root, or when the project index cannot be asked; else those the
-        project's module hands on (astgate's `_add_handed_on` asks the same)."""
-        words = _NAME.findall(clause)
-        kind, project, absolute_module = self._source(module)
-        if kind == "any":
-            return words
-        if project is None:
-            return []
-        handed = []
-        for item in clause.split(b","):
-            parts = _NAME.findall(item)
-            if len(parts) == 3 and parts[1] == b"as":
-                original, local = parts[0], parts[2]
-            elif len(parts) == 1:
-                original = local = parts[0]
-            else:
-                handed.extend(parts)  # a shape this reading does not know: every name
-                continue
-            if project.exported(absolute_module, original.decode("utf-8", "replace")) is not None:
-                handed.append(local)
-        return handed
-
 
 @dataclass(frozen=True)
 class TextFilter:
@@ -304,9 +317,13 @@ class TextFilter:
         the names other modules of the project hand on (without it, any such name counts)."""
         if data.startswith(b"\xef\xbb\xbf"):
             data = data[3:]  # a byte order mark is not part of the first name
-        if any(name in data for name in self.types):
-            return True  # substrings: `DTensorSpec` also says `DTensor`, which only lets more by
         accesses = len(_ACCESS.findall(data))
+        private_string = b"getattr" in data and _PRIVATE_STRING.search(data) is not None
+        if (accesses or private_string) and any(name in data for name in self.types):
+            # A type's name may type a receiver any way the text cannot follow (an annotation,
+            # a base class, `isinstance`): any private attribute or getattr may then be typed.
+            # (Substrings: `DTensorSpec` also says `DTensor`, which only lets more by.)
+            return True
         if accesses:
             # Most private attributes are `self._x`, `super()._x` or `self.attr._x` with `attr`
             # never assigned, which nothing types: counted at C speed. Any other is looked at.
@@ -324,7 +341,7 @@ class TextFilter:
                             return True  # a member rule's name is flagged on any receiver
                         if on_attribute and not look:
                             if assigned is None:
-                                assigned = {a or b for a, b in _ASSIGNED_SELF.findall(data)}
+                                assigned = {name for pattern in _ASSIGNED_SELF for name in pattern.findall(data)}
                             look = match.group(1) in assigned
                         untyped += 1
             if any(_code_dot(data, match.start()) for match in _DOTTED_SELF.finditer(data)):
@@ -336,7 +353,7 @@ class TextFilter:
             # A star import may bind any name, a tracked type too, under any name: a base class
             # may then type `self` (`from .compat import *` where compat has `PG`).
             return True
-        if b"getattr" in data and _PRIVATE_STRING.search(data) and self._typed_getattr(data, origin):
+        if private_string and self._typed_getattr(data, origin):
             return True
         if self._imports_private(data):
             return True
@@ -413,6 +430,27 @@ class TextFilter:
                 return True
         return False
 
+def _code_before(data: bytes, at: int) -> int | None:
+    """Where the last byte before `at` stands that is not space, a line continuation or, on the
+    lines above, a comment (-1 if none): `# Reset the state.` above `State._reset()` does not
+    make `State` an attribute of what the comment's dot ends. None when a line above holds a
+    `#` and a quote: which of them opens a string the text cannot say."""
+    j = at - 1
+    while j >= 0 and data[j] in _SPACE:
+        j -= 1
+    while j >= 0 and data.find(b"\n", j, at) >= 0:
+        line_start = data.rfind(b"\n", 0, j) + 1
+        hash_at = data.find(b"#", line_start, j + 1)
+        if hash_at < 0:
+            return j
+        if data.find(b"'", line_start, j + 1) >= 0 or data.find(b'"', line_start, j + 1) >= 0:
+            return None
+        at, j = hash_at, hash_at - 1
+        while j >= 0 and data[j] in _SPACE:
+            j -= 1
+    return j
+
+
 def _code_dot(data: bytes, dot: int) -> bool:
     """Whether a dot may be code: not one that ends a comment's sentence (`# Set it up.` above
     `self._x = 1`). A `#` counts as a comment's only with no quote open before it on its line."""
@@ -429,32 +467,80 @@ def _bindings(data: bytes, name: bytes):
     (see _cut_short): for an assignment, the rest of its line (a keyword argument or default
     looks the same, which only counts more); None for a walrus, a loop target or a `def`.
     Annotations alone type nothing the text does not name."""
-    assigned, looped = _binding_patterns(name)
-    for match in assigned.finditer(data):
-        start = match.start()
+    for start, end in _whole_names(data, name):
         if start and data[start - 1] in _BEFORE_NAME:
-            continue  # `other_name =`, `x.name =`
-        yield match.group(2), _cut_short(match.group(1))
-    if looped.search(data):
-        yield None, False
+            continue  # `x.name =`
+        assigned = _ASSIGN_TAIL.match(data, end)
+        if assigned is not None:
+            yield _assigned(assigned)
+            continue
+        looped = _LOOP_TAIL.match(data, end)
+        if looped is not None and _follows(data, start, b" \t\n\r\f\v(", b"for"):
+            # A loop target is as typed as its iterable's head (`for m in model.modules()`),
+            # as the gate reads it; an iterable on the lines below is not read.
+            iterable = looped.group(1)
+            yield (None if not iterable.strip() or iterable.lstrip()[:1] == b"\\" else iterable), False
+        elif _WALRUS_TAIL.match(data, end) or _follows(data, start, b" \t", b"def"):
+            yield None, False
 
 
-# Compiled once per name: the same names (`model`, `module`, `pg`) come back file after file,
-# more of them than the `re` module's own cache keeps.
-@functools.lru_cache(maxsize=4096)
-def _binding_patterns(name: bytes) -> "tuple[re.Pattern[bytes], re.Pattern[bytes]]":
-    word = re.escape(name)
-    return (re.compile(word + rb"[ \t]*(:[^=\n]*)?=(?!=)([^\n]*)|" + word + rb"[\s\\]*:="),
-            re.compile(rb"for[\s(]+" + word + rb"[\s)]+in\b|def[ \t]+" + word + rb"\b"))
+def _self_bindings(data: bytes, attribute: bytes):
+    """Where a file may give `self.<attribute>` (or `cls.`) a value: as `_bindings`."""
+    for start, end in _whole_names(data, attribute):
+        j = start - 1
+        while j >= 0 and data[j] in b" \t":
+            j -= 1
+        if j < 0 or data[j] != 46:  # `.`
+            continue
+        while j > 0 and data[j - 1] in b" \t":
+            j -= 1
+        head = b"self" if data.endswith(b"self", 0, j) else b"cls" if data.endswith(b"cls", 0, j) else None
+        if head is None:
+            continue
+        assigned = _ASSIGN_TAIL.match(data, end)
+        if assigned is not None:
+            yield _assigned(assigned)
+        elif _SELF_LOOP_TAIL.match(data, end) and _follows(data, j - len(head), b" \t", b"for"):
+            yield None, False
 
 
-@functools.lru_cache(maxsize=4096)
-def _assigns_self(attribute: bytes) -> "re.Pattern[bytes]":
-    """`self.<attribute> = ...` (group 1: an annotation, group 2: the rest of the line), or a
-    loop target."""
-    word = re.escape(attribute)
-    return re.compile(rb"(?:self|cls)[ \t]*\.[ \t]*" + word + rb"[ \t]*(:[^=\n]*)?=(?!=)([^\n]*)"
-                      rb"|for[ \t]+(?:self|cls)\." + word + rb"[ \t]+in\b")
+def _assigned(match: "re.Match[bytes]") -> tuple[bytes | None, bool]:
+    """An _ASSIGN_TAIL match as (value, cut short): a walrus (`x := v`, an annotation of just
+    `:`) gives no value the text reads, as its value may start on the line below."""
+    annotation = match.group(1)
+    if annotation == b":":
+        return None, False
+    return match.group(2), _cut_short(annotation)
+
+
+def _whole_names(data: bytes, name: bytes):
+    """(start, end) of each place `name` stands in the text not as part of a longer name. A
+    name is found with `bytes.find`, at C speed; a pattern per name would cost a compile for
+    every name asked (a millisecond each: more than all the finding)."""
+    size = len(name)
+    start = data.find(name)
+    while start >= 0:
+        end = start + size
+        if (not start or data[start - 1] not in _WORD_BYTES) \
+                and (end == len(data) or data[end] not in _WORD_BYTES):
+            yield start, end
+        start = data.find(name, start + 1)
+
+
+def _follows(data: bytes, start: int, gap: bytes, word: bytes) -> bool:
+    """Whether `word` and then one or more of the bytes in `gap` stand just before `start`."""
+    j = start
+    while j > 0 and data[j - 1] in gap:
+        j -= 1
+    return j < start and data.endswith(word, 0, j)
+
+
+# What follows a name that a line binds: `= value` or `: annotation = value` (group 1 the
+# annotation, group 2 the rest of the line), a walrus, or ` in` after a loop target.
+_ASSIGN_TAIL = re.compile(rb"[ \t]*(:[^=\n]*)?=(?!=)([^\n]*)")
+_WALRUS_TAIL = re.compile(rb"[\s\\]*:=")
+_LOOP_TAIL = re.compile(rb"[\s)]+in\b([^\n]*)")  # group 1: the iterable, to the line's end
+_SELF_LOOP_TAIL = re.compile(rb"[ \t]+in\b")
 
 
 _LITERAL_STARTS = frozenset(bytes([c]) for c in b"\"'0123456789[{-+~")  # literals, negations

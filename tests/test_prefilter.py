@@ -74,3 +74,41 @@ def test_a_parameter_list_is_not_an_annotation_cut_short():
     data = (b"import torch\ndef save(obj: Any, folder: str, config: dict | None = None) -> list:\n"
             b"    return obj._auto_class\n")
     assert not TEXT.search(data)
+
+
+def test_a_loop_target_is_as_typed_as_its_iterable():
+    # `for m in <chain>` binds `m` to what the chain's head reaches, as the gate reads a loop;
+    # an iterable the line does not show (below it, after a backslash) may be typed.
+    untyped = b"import torch\ndef f(model):\n    for m in model.modules():\n        m._orig_mod\n"
+    assert not TEXT.search(untyped)
+    typed = [b"import torch.distributed as dist\nfor g in dist.groups():\n    g._allgather_base(a, b)\n",
+             b"import torch.distributed as dist\nout = [g._allgather_base(a, b) for g in\n"
+             b"       dist.groups()]\n",
+             b"import torch.distributed as dist\nfor g in \\\n        dist.groups():\n"
+             b"    g._allgather_base(a, b)\n"]
+    for data in typed:
+        assert TEXT.search(data), data
+
+
+def test_a_walrus_whose_value_is_on_the_next_line_is_typed():
+    # `(g :=` at a line's end: the value is below, so the text cannot say it is untyped
+    # (it once read the empty rest of the line as the value, and lost the finding).
+    data = b"import torch.distributed as dist\nif (g :=\n        dist.new_group()):\n    g._allgather_base(a, b)\n"
+    assert TEXT.search(data)
+
+
+def test_receivers_the_text_can_tell_are_not_typed():
+    # Each of these once made the text unsure, and passed the file on to CPython's parser.
+    untyped = {
+        "a sentence's end in a comment above": b"import torch\n# Reset the state.\nState._reset_state(True)\n",
+        "a relative import": b"import torch\n# A module.\nfrom ._builders import llama\n",
+        "a number": b"import torch\nscale = 512.\n_unused = 1\n",
+        # A type's name with no private name written anywhere: nothing for it to type.
+        "a type named, nothing private": b"from torch.distributed import DeviceMesh\n"
+                                         b"def f(m: DeviceMesh):\n    return m.size()\n",
+    }
+    for name, data in untyped.items():
+        assert not TEXT.search(data), name
+    # A dot in a comment that holds a quote may be a string's: the text stays unsure.
+    quoted = b"import torch\nx = (dist.  # it's\n     inner._x)\n"
+    assert TEXT.search(quoted)
