@@ -40,9 +40,10 @@ class Context:
     use_slicing: bool = True            # hand libcst only the statements around candidates
     engine: dict[str, Rule] = field(default_factory=dict)
     project: "ProjectIndex | None" = None  # the project's own modules, read on demand
-    # The words a line needs to hold a finding some fix covers (`_dynamo` and `disable`): a
-    # file with such a line is analysed whole at once, as its fix is planned on the whole file.
-    fixable: tuple[frozenset[bytes], ...] = ()
+    # The words a line needs to hold a finding whose fix is planned on the whole file
+    # (`_dynamo` and `disable`): a file with such a line is analysed whole at once. None until
+    # first asked (see whole_file_fix_words): working it out imports libcst.
+    fixable: tuple[frozenset[bytes], ...] | None = None
 
     @classmethod
     def build(cls, catalog: Catalog, settings: Settings, use_prefilter: bool = True,
@@ -60,11 +61,23 @@ class Context:
         engine = {name: catalog.engine_rule(name) for name in (VERSION_GATED, SYNTAX_ERROR, IO_ERROR)}
         from privlint.project import ProjectIndex
 
-        fixable = tuple({frozenset(word.encode() for word in _fixable_words(rule.api))
-                         for rule in catalog.rules if rule.fix})
         return cls(catalog, settings, Selection.from_settings(settings), target,
                    prefilter.build(catalog), astgate.gate_words(catalog), use_prefilter,
-                   use_slicing, engine, ProjectIndex(settings.project_root, catalog), fixable)
+                   use_slicing, engine, ProjectIndex(settings.project_root, catalog))
+
+
+def whole_file_fix_words(ctx: Context) -> tuple[frozenset[bytes], ...]:
+    """Context.fixable, worked out once: the words of each rule with a fix, but those whose
+    template plans from the finding's statement alone (a slice holds it: fix/model.py's
+    READS_ITS_STATEMENT)."""
+    if ctx.fixable is None:
+        from privlint.fix.model import READS_ITS_STATEMENT, load_planners
+
+        load_planners()
+        ctx.fixable = tuple({frozenset(word.encode() for word in _fixable_words(rule.api))
+                             for rule in ctx.catalog.rules
+                             if rule.fix and rule.fix not in READS_ITS_STATEMENT})
+    return ctx.fixable
 
 
 def _fixable_words(api: str) -> list[str]:
@@ -274,7 +287,8 @@ def check_source(data: bytes, display: str, ctx: Context, fix: str | None = None
             inside_torch = name is not None and name[0].split(".")[0] == "torch"
             piece = slicing.slice_source(data, reading.tree, reading.lines, inside_torch) \
                 if ctx.use_slicing and fix is None \
-                and not slicing.fixable_outside_try(data, reading.tree, reading.lines, ctx.fixable) else None
+                and not slicing.fixable_outside_try(data, reading.tree, reading.lines,
+                                                whole_file_fix_words(ctx)) else None
             if piece is not None:
                 source = piece.source
 
@@ -289,8 +303,11 @@ def check_source(data: bytes, display: str, ctx: Context, fix: str | None = None
             # Only files that could hold a finding are privlint's business (keeps the prefilter lossless).
             return None, (raw if relevant else [])
         try:
-            if sliced and any(item.rule.fix for item in raw):
-                return analyse(data)  # a fix is planned on the whole file, as it is applied
+            if sliced and raw:
+                from privlint.fix.model import plans_from_its_statement
+
+                if not all(plans_from_its_statement(item) for item in raw):
+                    return analyse(data)  # such a fix is planned on the whole file, as it is applied
             starts = piece.starts if sliced else whole_starts if current is data else None
             # The file's own comments say what is suppressed.
             placed = _place(raw, module, data if sliced else current, display, ctx,

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from privlint.astgate import Origin, gate_words, read
 from privlint.catalog import load_catalog
-from privlint.checker import Context, check_source
+from privlint.checker import Context, check_source, whole_file_fix_words
 from privlint.config import Settings
 from privlint.project import module_name
 from privlint import slicing
@@ -591,10 +591,11 @@ def test_a_file_with_a_fixable_use_is_analysed_whole_at_once():
     whole = Context.build(CATALOG, Settings())
     data = _source(CASES["a guard early in the function"])  # `dist._all_gather_base`: fixable
     lines = read(data, WORDS).lines
-    assert slicing.fixable_outside_try(data, None, lines, whole.fixable)
+    assert slicing.fixable_outside_try(data, None, lines, whole_file_fix_words(whole))
     assert not slicing.fixable_outside_try(data, None, lines, ())
     unfixable = _source(CASES["a long table the use reads"])  # `torch._dynamo.config`: no fix
-    assert not slicing.fixable_outside_try(unfixable, None, read(unfixable, WORDS).lines, whole.fixable)
+    assert not slicing.fixable_outside_try(unfixable, None, read(unfixable, WORDS).lines,
+                                           whole_file_fix_words(whole))
     assert [f for f, _ in _report(data, whole)] == _same_report(data)
     # A fixable name in a `try` is most often its guarded fallback: sliced first, as usual.
     guarded = _source("""
@@ -604,5 +605,45 @@ def test_a_file_with_a_fixable_use_is_analysed_whole_at_once():
             from torch.optim.lr_scheduler import _LRScheduler as LRScheduler
     """)
     reading = read(guarded, WORDS)
-    assert slicing.fixable_outside_try(guarded, None, reading.lines, whole.fixable)
-    assert not slicing.fixable_outside_try(guarded, reading.tree, reading.lines, whole.fixable)
+    assert slicing.fixable_outside_try(guarded, None, reading.lines, whole_file_fix_words(whole))
+    assert not slicing.fixable_outside_try(guarded, reading.tree, reading.lines,
+                                           whole_file_fix_words(whole))
+
+
+def test_an_import_probe_is_planned_on_the_slice(monkeypatch):
+    # `from torch.distributed._tensor import DTensor`: its plan reads the import alone
+    # (fix/model.py's READS_ITS_STATEMENT), so `check` parses only the slice, once, and reports
+    # the fix the whole file reports.
+    import privlint.cstparse as cstparse
+
+    parsed: list[int] = []
+    parse = cstparse.parse_module
+    monkeypatch.setattr(cstparse, "parse_module",
+                        lambda source: parsed.append(source.count(b"\n")) or parse(source))
+    real = Context.build(CATALOG, Settings())
+    data = _source("""
+        from torch.distributed._tensor import DTensor
+        @FILLER@
+        def f(x):
+            return DTensor.from_local(x)
+    """)
+    findings = [finding for finding, _ in _report(data, real)]
+    assert parsed and len(parsed) == 1 and parsed[0] < data.count(b"\n") / 2, parsed
+    assert [f.fix for f in findings if f.fix], findings
+    assert findings == _same_report(data)
+    # `import torch.distributed._tensor as dt`: the plan reads every use of `dt` in the file
+    # (a bare `dt` makes it unsafe), so the file is analysed whole after its slice.
+    parsed.clear()
+    aliased = _source("""
+        import torch.distributed._tensor as dt
+        @FILLER@
+        def f(x):
+            return dt.DTensor.from_local(x)
+        def g():
+            return dt
+    """)
+    findings = [finding for finding, _ in _report(aliased, real)]
+    assert parsed[-1] >= aliased.count(b"\n"), parsed
+    assert findings == _same_report(aliased)
+    assert any(f.fix and "unsafe: the module object itself is used" in f.fix["description"]
+               for f in findings), findings

@@ -36,14 +36,21 @@ class Plan:
 
 Planner = Callable[..., Plan]
 PLANNERS: dict[str, Planner] = {}
+# Per template: whether a finding's plan reads nothing but the finding's own statement. Such a
+# plan comes out the same on a slice of the file as on the whole file, so `check` need not
+# parse the whole file to report it (a template that does not say reads the whole file).
+READS_ITS_STATEMENT: dict[str, Callable[..., bool]] = {}
 
 
-def register(template_id: str):
-    """Decorator: the planner for rules whose `fix` names `template_id`."""
+def register(template_id: str, reads_its_statement: Callable[..., bool] | None = None):
+    """Decorator: the planner for rules whose `fix` names `template_id`; `reads_its_statement`
+    (a finding -> bool) says which of its plans read only the finding's statement."""
     def decorate(planner: Planner) -> Planner:
         if template_id in PLANNERS:
             raise ValueError(f"two planners for fix template {template_id!r}")
         PLANNERS[template_id] = planner
+        if reads_its_statement is not None:
+            READS_ITS_STATEMENT[template_id] = reads_its_statement
         return planner
     return decorate
 
@@ -59,6 +66,15 @@ def plan(raw, facts, target) -> Plan:
     if not raw.rule.fix:
         return Plan(None)
     return load_planners()[raw.rule.fix](raw, facts, target)
+
+
+def plans_from_its_statement(raw) -> bool:
+    """Whether the finding's plan, if any, reads only its own statement (see READS_ITS_STATEMENT)."""
+    if not raw.rule.fix:
+        return True
+    load_planners()
+    reads = READS_ITS_STATEMENT.get(raw.rule.fix)
+    return reads is not None and reads(raw)
 
 
 def unsafe_note(reasons: list[str]) -> str:

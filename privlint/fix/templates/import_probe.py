@@ -58,7 +58,13 @@ def _alias_uses(module: cst.Module, name: str) -> tuple[set[str], bool]:
     return attributes, other[0]
 
 
-@register("import-probe")
+def reads_its_statement(raw: RawFinding) -> bool:
+    """Every plan here reads only the import statement and the rule, but for `import a._b as m`,
+    whose plan reads every use of `m` in the file (`_alias_uses`)."""
+    return not isinstance(raw.site.import_statement, cst.Import)
+
+
+@register("import-probe", reads_its_statement)
 def plan_import_probe(raw: RawFinding, facts: FileFacts, target: TargetRange) -> Plan:
     rule, template = raw.rule, TEMPLATE
     statement = raw.site.import_statement
