@@ -39,18 +39,8 @@ if TYPE_CHECKING:
 _PRIVATE_TAIL = rb"_(?:(?!_\w*__(?!\w))\w|(?!\w))"
 _GAP = rb"(?:[\s\\]|#[^\n]*+)*+"  # what may stand between a dot and a name inside brackets
 _ACCESS = re.compile(rb"\." + _GAP + rb"(" + _PRIVATE_TAIL + rb"\w*)")
-# Literal prefixes first (`self._`, `getattr(`, `from`): the engine then scans at C speed.
-_ON_SELF = (re.compile(rb"self\.(" + _PRIVATE_TAIL + rb"\w*)"),
-            re.compile(rb"cls\.(" + _PRIVATE_TAIL + rb"\w*)"))
-# `self.pg._x`, `self.a.b._x`: typed only if the file assigns `self.pg` (detect.py's attribute types).
-_SELF_CHAIN = tuple(re.compile(head + rb"\.(\w+)(?:\.(?!_)\w+|\.__\w+__(?!\w))*+\.("
-                               + _PRIVATE_TAIL + rb"\w*)") for head in (rb"self", rb"cls"))
-# Each pattern starts with a literal (`self.`, `cls.`, `for`): the engine then finds its starts
-# at C speed, where a leading alternation (`(?:self|cls)`) makes it try every byte, ten times slower.
-_ASSIGNED_SELF = tuple(re.compile(pattern) for pattern in (  # `=`, or an annotation, or a loop
-    rb"self\.(\w+)[\s\\]*(?::|=(?!=))", rb"cls\.(\w+)[\s\\]*(?::|=(?!=))",
-    rb"for[ \t]+(?:self|cls)\.(\w+)[ \t]+in\b"))
-_ON_SUPER = re.compile(rb"super\([^()\n]*\)\.(" + _PRIVATE_TAIL + rb"\w*)")  # never typed
+# Patterns start with a literal (`getattr(`, `from`) where they can: the engine then finds their
+# starts at C speed, where a leading alternation (`(?:self|cls)`) makes it try every byte.
 _DOTTED_SELF = re.compile(rb"\." + _GAP + rb"(?:self|cls)\." + _PRIVATE_TAIL)  # `x. self._y`
 # `getattr(` and, when the receiver is a dotted name, its head and first attribute.
 _GETATTR = re.compile(rb"getattr[ \t]*\((?:[ \t]*([A-Za-z_]\w*)(?:[ \t]*\.[ \t]*(\w+))?"
@@ -247,6 +237,8 @@ class _Values:
                     for local, original in pairs:
                         found.setdefault(local, []).append((module, original))
             for clause in _import_clauses(self.data):
+                if not any(root in clause for root in self.roots):
+                    continue
                 words = _NAME.findall(clause)
                 if words and words[0] in self.roots:
                     # `import torch.distributed as dist` binds `dist`; `import torch.x`, `torch`
@@ -317,7 +309,7 @@ class TextFilter:
         the names other modules of the project hand on (without it, any such name counts)."""
         if data.startswith(b"\xef\xbb\xbf"):
             data = data[3:]  # a byte order mark is not part of the first name
-        accesses = len(_ACCESS.findall(data))
+        accesses = list(_ACCESS.finditer(data))
         private_string = b"getattr" in data and _PRIVATE_STRING.search(data) is not None
         if (accesses or private_string) and any(name in data for name in self.types):
             # A type's name may type a receiver any way the text cannot follow (an annotation,
@@ -325,28 +317,9 @@ class TextFilter:
             # (Substrings: `DTensorSpec` also says `DTensor`, which only lets more by.)
             return True
         if accesses:
-            # Most private attributes are `self._x`, `super()._x` or `self.attr._x` with `attr`
-            # never assigned, which nothing types: counted at C speed. Any other is looked at.
-            untyped = 0
-            look = False
-            assigned: set[bytes] | None = None
-            for patterns, on_attribute in ((_ON_SELF, False), (_SELF_CHAIN, True),
-                                           ((_ON_SUPER,), False)):
-                for pattern in patterns:
-                    for match in pattern.finditer(data):
-                        start = match.start()
-                        if start and data[start - 1] in _BEFORE_NAME:
-                            continue  # `myself._x`, `a.self._x`: not `self`
-                        if match.group(match.lastindex) in self.members:
-                            return True  # a member rule's name is flagged on any receiver
-                        if on_attribute and not look:
-                            if assigned is None:
-                                assigned = {name for pattern in _ASSIGNED_SELF for name in pattern.findall(data)}
-                            look = match.group(1) in assigned
-                        untyped += 1
             if any(_code_dot(data, match.start()) for match in _DOTTED_SELF.finditer(data)):
-                return True
-            if (accesses > untyped or look) and self._typed_access(data, origin):
+                return True  # `x. self._y`: an attribute named `self`, not the method's own
+            if self._typed_access(data, accesses, origin):
                 return True
         if (accesses or b"getattr" in data) and _STAR_IMPORT.search(data) \
                 and _Values(data, self.roots, origin).star_may_type():
@@ -355,6 +328,8 @@ class TextFilter:
             return True
         if private_string and self._typed_getattr(data, origin):
             return True
+        if not any(root in data for root in self.roots):
+            return False  # what follows reads imports from a root, which name it
         if self._imports_private(data):
             return True
         for match in self.from_root.finditer(data):
@@ -365,10 +340,11 @@ class TextFilter:
                 return True
         return False
 
-
     def _imports_private(self, data: bytes) -> bool:
         """`import torch._dynamo`, `import os, torch._C as C`, `from torch._C import x`."""
         for clause in _import_clauses(data):
+            if not any(root in clause for root in self.roots):
+                continue  # most clauses: a cheap look before the names are read
             words = _NAME.findall(clause)
             if words and words[0] in self.roots and _PRIVATE_NAME.search(clause.replace(b".", b" ")):
                 return True
@@ -377,13 +353,15 @@ class TextFilter:
                 return True
         return False
 
-    def _typed_access(self, data: bytes, origin: "Callable[[], Origin] | None") -> bool:
-        """Whether any private attribute sits on a receiver the detector may type: its head
-        name is one the file may bind to a typed value, `self.<attr>` with `<attr>` assigned,
-        or the text cannot tell."""
+    def _typed_access(self, data: bytes, accesses: "list[re.Match[bytes]]",
+                      origin: "Callable[[], Origin] | None") -> bool:
+        """Whether any private attribute (`accesses`: _ACCESS's matches) sits on a receiver the
+        detector may type: its head name is one the file may bind to a typed value,
+        `self.<attr>` with `<attr>` assigned, or the text cannot tell. Most are `self._x` and
+        `super()._x`, which nothing types here: each is told by the bytes before its dot."""
         heads: set[bytes] = set()
         attributes: set[bytes] = set()
-        for match in _ACCESS.finditer(data):
+        for match in accesses:
             dot = match.start()
             if match.group(1) in self.members:
                 return True  # a member rule's name is flagged on any receiver
