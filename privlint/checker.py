@@ -68,15 +68,15 @@ class Context:
 
 def whole_file_fix_words(ctx: Context) -> tuple[frozenset[bytes], ...]:
     """Context.fixable, worked out once: the words of each rule with a fix, but those whose
-    template plans from the finding's statement alone (a slice holds it: fix/model.py's
-    READS_ITS_STATEMENT)."""
+    template says what its plans read (fix/model.py's READS_BEYOND): they are planned on a
+    slice where it holds what they read."""
     if ctx.fixable is None:
-        from privlint.fix.model import READS_ITS_STATEMENT, load_planners
+        from privlint.fix.model import READS_BEYOND, load_planners
 
         load_planners()
         ctx.fixable = tuple({frozenset(word.encode() for word in _fixable_words(rule.api))
                              for rule in ctx.catalog.rules
-                             if rule.fix and rule.fix not in READS_ITS_STATEMENT})
+                             if rule.fix and rule.fix not in READS_BEYOND})
     return ctx.fixable
 
 
@@ -223,6 +223,22 @@ def fingerprint(path: str, code: str, api: str, source: str) -> str:
     return hashlib.sha256(f"{path}\0{code}\0{api}\0{normalised}".encode()).hexdigest()[:20]
 
 
+def _plans_on_slice(raw, data: bytes, piece: bytes, target: TargetRange) -> bool:
+    """Whether each finding's fix plan comes out on this slice as on the whole file: its plan
+    reads its own statement, and names every occurrence of which is in the slice."""
+    from privlint.fix.model import reads_beyond
+
+    for item in raw:
+        names = reads_beyond(item, target)
+        if names is None:
+            return False
+        for name in names:
+            word = name.encode()
+            if data.count(word) != piece.count(word):
+                return False  # an occurrence the slice left out may be a use the plan reads
+    return True
+
+
 def _with_plans(placed, module, ctx: Context):
     """Attach a fix plan to each finding (version-gated uses get none: a human must choose)."""
     from privlint.fix.facts import FileFacts
@@ -303,11 +319,8 @@ def check_source(data: bytes, display: str, ctx: Context, fix: str | None = None
             # Only files that could hold a finding are privlint's business (keeps the prefilter lossless).
             return None, (raw if relevant else [])
         try:
-            if sliced and raw:
-                from privlint.fix.model import plans_from_its_statement
-
-                if not all(plans_from_its_statement(item) for item in raw):
-                    return analyse(data)  # such a fix is planned on the whole file, as it is applied
+            if sliced and raw and not _plans_on_slice(raw, data, current, ctx.target):
+                return analyse(data)  # such a fix is planned on the whole file, as it is applied
             starts = piece.starts if sliced else whole_starts if current is data else None
             # The file's own comments say what is suppressed.
             placed = _place(raw, module, data if sliced else current, display, ctx,

@@ -19,6 +19,9 @@ What a kept statement depends on, and is kept with it (repeated until nothing ch
 - a guard with a candidate after it in its scope (`assert`; an `if` without `else` whose body
   leaves or sets attributes), kept whole, and a statement holding such a guard; `from
   __future__` and star imports;
+- a guard that narrows a name (`assert isinstance(p, PG)`, `if not isinstance(...): return`),
+  or a statement holding one, with any kept statement after it in its scope: what that
+  statement gives a name or `self` depends on it;
 - in a function, `global` and `nonlocal`; in a class, the statements that are not
   definitions or strings, kept whole.
 
@@ -77,6 +80,11 @@ class _Scope:
     named: bytes = b""                   # a function whose returns type calls by this name
     mentioned: set[bytes] = field(default_factory=set)
     binders: dict[bytes, list["_Unit"]] = field(default_factory=dict)
+    # Statements that narrow a name for the code after them (`assert isinstance(p, PG)`),
+    # not kept yet, and the first line of the last statement kept here: a narrowing matters
+    # to every kept statement after it (`self.pg = p.inner()` types what another method reads).
+    narrowing: list["_Unit"] = field(default_factory=list)
+    latest: int = 0
     # A class's attributes read through `self`, and the statements that store each.
     needed: set[bytes] = field(default_factory=set)
     storers: dict[bytes, list["_Unit"]] = field(default_factory=dict)
@@ -304,6 +312,15 @@ class _Slicer:
         if not unit.kept:
             unit.kept = True
             self.todo.append(unit)
+            scope = unit.scope
+            if unit.first > scope.latest:
+                scope.latest = unit.first
+                pending, scope.narrowing = scope.narrowing, []
+                for narrowing in pending:
+                    if narrowing.first < unit.first:
+                        self.keep(narrowing)
+                    else:
+                        scope.narrowing.append(narrowing)
 
     def mention(self, scope: _Scope, first: int, last: int) -> None:
         """Lines `first`..`last` of code running in `scope` are kept: what they mention is
@@ -358,6 +375,15 @@ class _Slicer:
                         keep = True
                     else:
                         scope.parent.binders.setdefault(scope.named, []).append(unit)
+            if not keep and (guard or (not definition and any(
+                    True for s in unit.statements for _ in _nested_guards(s)))) \
+                    and b"isinstance" in self.unit_words(unit):
+                # A narrowing (`assert isinstance(p, PG)`, `if not isinstance(...): return`,
+                # or one inside this statement) holds for the code after it in its scope.
+                if scope.latest > unit.first:
+                    keep = True
+                else:
+                    scope.narrowing.append(unit)
             if keep:
                 self.keep(unit)
                 continue

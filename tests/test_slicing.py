@@ -165,6 +165,35 @@ CASES = {
             @BODY@
             return out
     """,
+    # Found by the generated programs: `dist` is local to `first` (assigned in it), and the
+    # narrowing decides what `self.dist` holds (a ProcessGroup has no `new_group`), so it is
+    # kept with the assignment after it.
+    "a narrowing before an assignment another method reads": """
+        import torch.distributed as dist
+        from torch.distributed import ProcessGroup
+        @FILLER@
+        class K:
+            def first(self, out):
+                assert isinstance(dist, ProcessGroup)
+                self.dist = dist.new_group()
+                dist = dist.new_group()
+            def second(self, out, inp):
+                self.dist._allgather_base(out, inp)
+    """,
+    "a narrowing inside a statement before an assignment another method reads": """
+        import torch.distributed as dist
+        from torch.distributed import ProcessGroup
+        @FILLER@
+        class K:
+            def first(self, out):
+                if out:
+                    if not isinstance(dist, ProcessGroup):
+                        return
+                self.dist = dist.new_group()
+                dist = dist.new_group()
+            def second(self, out, inp):
+                self.dist._allgather_base(out, inp)
+    """,
     "a guard early in the function": """
         import torch.distributed as dist
         def gather(out, inp):
@@ -589,7 +618,12 @@ def test_slicing_inside_functions_is_lossless_on_generated_programs(slice_everyt
 
 def test_a_file_with_a_fixable_use_is_analysed_whole_at_once():
     whole = Context.build(CATALOG, Settings())
-    data = _source(CASES["a guard early in the function"])  # `dist._all_gather_base`: fixable
+    # `_unflatten`: its fix template reads the scopes around the use (no READS_BEYOND)
+    data = _source("""
+        def split(mesh, r, ws):
+            @BODY@
+            return mesh._unflatten(0, (r, ws // r), ("a", "b"))
+    """)
     lines = read(data, WORDS).lines
     assert slicing.fixable_outside_try(data, None, lines, whole_file_fix_words(whole))
     assert not slicing.fixable_outside_try(data, None, lines, ())
@@ -599,10 +633,11 @@ def test_a_file_with_a_fixable_use_is_analysed_whole_at_once():
     assert [f for f, _ in _report(data, whole)] == _same_report(data)
     # A fixable name in a `try` is most often its guarded fallback: sliced first, as usual.
     guarded = _source("""
-        try:
-            from torch.optim.lr_scheduler import LRScheduler
-        except ImportError:
-            from torch.optim.lr_scheduler import _LRScheduler as LRScheduler
+        def split(mesh):
+            try:
+                return mesh._unflatten(0, (2, 2), ("a", "b"))
+            except AttributeError:
+                return None
     """)
     reading = read(guarded, WORDS)
     assert slicing.fixable_outside_try(guarded, None, reading.lines, whole_file_fix_words(whole))
@@ -647,3 +682,38 @@ def test_an_import_probe_is_planned_on_the_slice(monkeypatch):
     assert findings == _same_report(aliased)
     assert any(f.fix and "unsafe: the module object itself is used" in f.fix["description"]
                for f in findings), findings
+
+
+def test_a_public_twin_is_planned_on_the_slice_unless_torchscript_may_read_it(monkeypatch):
+    # `torch._dynamo.reset()` behind a probe: the plan asks whether TorchScript compiles the
+    # function, which a `jit.script(f)` anywhere in the file may say. With no `jit` in the
+    # file the slice plans it; with one the slice leaves out, the whole file does.
+    import privlint.cstparse as cstparse
+
+    parsed: list[int] = []
+    parse = cstparse.parse_module
+    monkeypatch.setattr(cstparse, "parse_module",
+                        lambda source: parsed.append(source.count(b"\n")) or parse(source))
+    real = Context.build(CATALOG, Settings())
+    plain = _source("""
+        import torch
+        @FILLER@
+        def reset_all():
+            torch._dynamo.reset()
+    """)
+    findings = [finding for finding, _ in _report(plain, real)]
+    assert len(parsed) == 1 and parsed[0] < plain.count(b"\n") / 2, parsed
+    assert [f.fix for f in findings if f.fix], findings
+    assert findings == _same_report(plain)
+    parsed.clear()
+    scripted = _source("""
+        import torch
+        def reset_all():
+            torch._dynamo.reset()
+        @FILLER@
+        compiled = torch.jit.script(reset_all)
+    """)
+    findings = [finding for finding, _ in _report(scripted, real)]
+    assert parsed[-1] >= scripted.count(b"\n") - 1, parsed
+    assert findings == _same_report(scripted)
+    assert any("TorchScript" in f.message for f in findings), findings

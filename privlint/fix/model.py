@@ -36,21 +36,22 @@ class Plan:
 
 Planner = Callable[..., Plan]
 PLANNERS: dict[str, Planner] = {}
-# Per template: whether a finding's plan reads nothing but the finding's own statement. Such a
-# plan comes out the same on a slice of the file as on the whole file, so `check` need not
-# parse the whole file to report it (a template that does not say reads the whole file).
-READS_ITS_STATEMENT: dict[str, Callable[..., bool]] = {}
+# Per template: (finding, target) -> the names its plan reads outside the finding's own
+# statement, or None for "anything in the file". `check` plans a finding on a slice of the
+# file when every occurrence of those names is in the slice: the plan then comes out as it
+# does on the whole file. A template that does not say is planned on the whole file.
+READS_BEYOND: dict[str, Callable[..., "tuple[str, ...] | None"]] = {}
 
 
-def register(template_id: str, reads_its_statement: Callable[..., bool] | None = None):
-    """Decorator: the planner for rules whose `fix` names `template_id`; `reads_its_statement`
-    (a finding -> bool) says which of its plans read only the finding's statement."""
+def register(template_id: str, reads_beyond: "Callable[..., tuple[str, ...] | None] | None" = None):
+    """Decorator: the planner for rules whose `fix` names `template_id`, and what its plans
+    read beyond their statement (see READS_BEYOND)."""
     def decorate(planner: Planner) -> Planner:
         if template_id in PLANNERS:
             raise ValueError(f"two planners for fix template {template_id!r}")
         PLANNERS[template_id] = planner
-        if reads_its_statement is not None:
-            READS_ITS_STATEMENT[template_id] = reads_its_statement
+        if reads_beyond is not None:
+            READS_BEYOND[template_id] = reads_beyond
         return planner
     return decorate
 
@@ -68,13 +69,14 @@ def plan(raw, facts, target) -> Plan:
     return load_planners()[raw.rule.fix](raw, facts, target)
 
 
-def plans_from_its_statement(raw) -> bool:
-    """Whether the finding's plan, if any, reads only its own statement (see READS_ITS_STATEMENT)."""
+def reads_beyond(raw, target) -> "tuple[str, ...] | None":
+    """The names the finding's plan reads outside its statement (none without a fix); None
+    when the plan may read anything in the file (see READS_BEYOND)."""
     if not raw.rule.fix:
-        return True
+        return ()
     load_planners()
-    reads = READS_ITS_STATEMENT.get(raw.rule.fix)
-    return reads is not None and reads(raw)
+    reads = READS_BEYOND.get(raw.rule.fix)
+    return reads(raw, target) if reads is not None else None
 
 
 def unsafe_note(reasons: list[str]) -> str:

@@ -58,13 +58,16 @@ def _alias_uses(module: cst.Module, name: str) -> tuple[set[str], bool]:
     return attributes, other[0]
 
 
-def reads_its_statement(raw: RawFinding) -> bool:
-    """Every plan here reads only the import statement and the rule, but for `import a._b as m`,
-    whose plan reads every use of `m` in the file (`_alias_uses`)."""
-    return not isinstance(raw.site.import_statement, cst.Import)
+def reads_beyond(raw: RawFinding, target: TargetRange) -> tuple[str, ...]:
+    """The plan reads the import and the rule, and for `import a._b as m` every use of `m`."""
+    statement = raw.site.import_statement
+    if isinstance(statement, cst.Import) and len(statement.names) == 1 \
+            and statement.names[0].asname is not None:
+        return (statement.names[0].asname.name.value,)
+    return ()
 
 
-@register("import-probe", reads_its_statement)
+@register("import-probe", reads_beyond)
 def plan_import_probe(raw: RawFinding, facts: FileFacts, target: TargetRange) -> Plan:
     rule, template = raw.rule, TEMPLATE
     statement = raw.site.import_statement

@@ -70,11 +70,26 @@ def _twin_limits(rule: Rule, uses: list[tuple[str, cst.CSTNode]], facts: FileFac
     return None, unsafe
 
 
-@register("public-twin-probe")
+def _direct(rule: Rule, target: TargetRange) -> bool:
+    """Every supported torch has the public twin: it replaces the private API outright."""
+    return rule.replacement_since is not None and all(
+        minor >= rule.replacement_since for minor in target.minors)
+
+
+def reads_beyond(raw: RawFinding, target: TargetRange) -> tuple[str, ...]:
+    """An import's plan reads every use of the name it binds (`_twin_limits`); a use's plan
+    behind a probe asks whether TorchScript compiles its function, which a `jit.script(f)`
+    call anywhere in the file may say (`scripted`)."""
+    alias = raw.site.import_alias
+    if alias is not None:
+        return ((alias.asname.name if alias.asname else alias.name).value,)
+    return () if _direct(raw.rule, target) else ("jit",)
+
+
+@register("public-twin-probe", reads_beyond)
 def plan_public_twin(raw: RawFinding, facts: FileFacts, target: TargetRange) -> Plan:
     rule, template = raw.rule, TEMPLATE
-    direct = rule.replacement_since is not None and all(
-        minor >= rule.replacement_since for minor in target.minors)
+    direct = _direct(rule, target)
     reasons = [] if rule.equivalent else [_not_equivalent(rule)]
     public_module, public_name = rule.replacement.rsplit(".", 1)
     alias = raw.site.import_alias
