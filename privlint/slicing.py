@@ -354,9 +354,9 @@ class _Slicer:
             guard = any(_is_guard(s) for s in unit.statements)
             # A guard inside a compound statement narrows names for the rest of the scope too
             # (`if c: assert isinstance(p, PG)`): such a statement is kept, to reach it.
-            nested = not guard and not definition and any(
-                self.has_candidate_in((inner.end_lineno or inner.lineno) + 1, scope.end)
-                for s in unit.statements for inner in _nested_guards(s))
+            nested = not guard and not definition and self.has_candidate_in(unit.first, scope.end) \
+                and any(self.has_candidate_in((inner.end_lineno or inner.lineno) + 1, scope.end)
+                        for s in unit.statements for inner in _nested_guards(s))
             unit.whole = guard or (scope.kind == CLASS and not definition) \
                 or any(type(s) is ast.Match for s in unit.statements) \
                 or (type(statement) in _TRIES and self.has_candidate_in(
@@ -375,9 +375,8 @@ class _Slicer:
                         keep = True
                     else:
                         scope.parent.binders.setdefault(scope.named, []).append(unit)
-            if not keep and (guard or (not definition and any(
-                    True for s in unit.statements for _ in _nested_guards(s)))) \
-                    and b"isinstance" in self.unit_words(unit):
+            if not keep and b"isinstance" in self.unit_words(unit) and (guard or (
+                    not definition and any(True for s in unit.statements for _ in _nested_guards(s)))):
                 # A narrowing (`assert isinstance(p, PG)`, `if not isinstance(...): return`,
                 # or one inside this statement) holds for the code after it in its scope.
                 if scope.latest > unit.first:
@@ -540,9 +539,20 @@ def _class_members(unit: _Unit) -> list[_Unit]:
 
 def _star_imports(tree: ast.Module) -> list[ast.ImportFrom]:
     """`from m import *` statements: at module level, in its `if`s and `try`s too (Python
-    allows them nowhere else)."""
-    return [statement for statement in _statements_in(tree.body)
-            if type(statement) is ast.ImportFrom and statement.names[0].name == "*"]
+    allows them nowhere else, so function and class bodies are not walked)."""
+    found: list[ast.ImportFrom] = []
+    pending = list(tree.body)
+    while pending:
+        node = pending.pop()
+        if type(node) is ast.ImportFrom:
+            if node.names[0].name == "*":
+                found.append(node)
+        elif not isinstance(node, _SCOPES):
+            for name in BODIES:
+                inner = getattr(node, name, None)
+                if type(inner) is list:
+                    pending.extend(inner)
+    return found
 
 
 def slice_source(data: bytes, tree: ast.Module, candidates: frozenset[int],
