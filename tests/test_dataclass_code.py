@@ -91,3 +91,22 @@ def test_the_exec_lent_to_dataclasses_is_taken_back(source, tmp_path):
     assert counts == {"compiled": 1, "reused": 0}
     assert "exec" not in vars(dataclasses)
 
+
+
+@pytest.mark.parametrize("module", ["privlint.cstparse", "privlint.fix.model"])
+def test_the_modules_that_may_import_libcst_first_use_the_memo(module):
+    # checker imports privlint.fix.model (what fix templates read) before its first parse: a
+    # plain `import libcst` there would compile libcst's dataclass methods again.
+    probe = textwrap.dedent(f"""
+        import importlib, sys
+        import privlint.dataclass_code as memo
+        lent = []
+        real = memo.remembered
+        memo.remembered = lambda *args, **kwargs: (lent.append(1), real(*args, **kwargs))[1]
+        importlib.import_module({module!r})
+        assert "libcst" in sys.modules
+        print(len(lent))
+    """)
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                         cwd=Path(__file__).resolve().parents[1], check=True)
+    assert out.stdout.strip() == "1"
