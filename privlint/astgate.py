@@ -69,13 +69,16 @@ class GateWords:
     # `class W(dist.ProcessGroup)`) can type a receiver whose private member is then reported.
     types: frozenset[str] = frozenset()
     types_pattern: "re.Pattern[bytes] | None" = field(default=None, compare=False)
+    # The names a call through an attribute must have for its result to be typed (catalog's
+    # call_result_names): `torch.compile(model)` gives `model` nothing the detector tracks.
+    results: frozenset[str] = frozenset()
 
 
 def gate_words(catalog: Catalog) -> GateWords:
     types = frozenset(name.rsplit(".", 1)[-1] for name in catalog.type_names)
     pattern = re.compile(rb"\b(?:" + b"|".join(re.escape(t.encode()) for t in sorted(types)) + rb")\b") \
         if types else None
-    return GateWords(catalog.roots, catalog.member_names, types, pattern)
+    return GateWords(catalog.roots, catalog.member_names, types, pattern, catalog.call_result_names)
 
 
 @dataclass(frozen=True)
@@ -95,10 +98,11 @@ class Origin:
     module: tuple[str, bool] | None = None  # this file's dotted name, and is it a package
 
 
-def _head(node: ast.expr) -> str | ast.Call | None:
+def _head(node: ast.expr, results: frozenset[str]) -> str | ast.Call | None:
     """The name a receiver's value comes from: `dist.new_group()` -> `dist`, `self.pg` ->
-    `self.pg` (what `self.pg = ...` assigned), `self` -> `self`; None for a literal; the call
-    itself for `typing.cast(PG, x)`, which its first argument types."""
+    `self.pg` (what `self.pg = ...` assigned), `self` -> `self`; None for a literal, or for
+    a call through an attribute not named in `results` (`torch.compile(m)`); the call itself
+    for `typing.cast(PG, x)`, which its first argument types."""
     attribute = None
     while True:
         kind = type(node)
@@ -108,6 +112,8 @@ def _head(node: ast.expr) -> str | ast.Call | None:
         elif kind is ast.Call:
             if _is_cast(node):
                 return node
+            if type(node.func) is ast.Attribute and node.func.attr not in results:
+                return None
             attribute = None
             node = node.func
         elif kind is ast.Subscript:
@@ -134,9 +140,11 @@ def _target(node: ast.expr) -> str | None:
     return None
 
 
-def _value(node: ast.expr | None, members: frozenset[str], types: frozenset[str]) -> set[str]:
+def _value(node: ast.expr | None, members: frozenset[str], types: frozenset[str],
+           results: frozenset[str]) -> set[str]:
     """What a value's binding can come from, as the resolver infers it: the head of a name,
-    attribute, call or subscript chain, and a distinctive member read along the chain."""
+    attribute, call or subscript chain, and a distinctive member read along the chain. A
+    call through an attribute not named in `results` ends the chain: its result is untyped."""
     found: set[str] = set()
     attribute = None
     while node is not None:
@@ -149,6 +157,8 @@ def _value(node: ast.expr | None, members: frozenset[str], types: frozenset[str]
         elif kind is ast.Call:
             if _last_name(node.func) == "cast":  # typing.cast(PG, x): typed by what it names
                 found |= _cast_type(node, types)
+            elif type(node.func) is ast.Attribute and node.func.attr not in results:
+                return found
             attribute = None
             node = node.func
         elif kind is ast.Subscript:
@@ -342,7 +352,7 @@ def returns_in(statements: list[ast.stmt]):
 
 def _candidates(tree: ast.Module, words: GateWords, origin: Origin, named: bool) -> set[int]:
     """`named`: the file's text names a tracked type."""
-    roots, members = words.roots, words.members
+    roots, members, results = words.roots, words.members, words.results
     everywhere = False                              # a star import of a root: any name may be its
     definite: set[int] = set()                     # lines that hold a candidate whatever names hold
     uses: list[tuple[str | ast.Call | None, int]] = []  # (receiver's head, line), other private uses
@@ -366,7 +376,7 @@ def _candidates(tree: ast.Module, words: GateWords, origin: Origin, named: bool)
                 if attr in members:
                     definite.add(line)
                 else:
-                    uses.append((_head(node.value), line))
+                    uses.append((_head(node.value, results), line))
             todo.append(node.value)
             continue
         if kind in _LEAVES:
@@ -415,7 +425,7 @@ def _candidates(tree: ast.Module, words: GateWords, origin: Origin, named: bool)
                                 definite.update(_span(node))
                             else:
                                 receiver = node.args[0] if node.args else None
-                                head = _head(receiver) if receiver is not None else None
+                                head = _head(receiver, results) if receiver is not None else None
                                 uses.extend((head, line) for line in _span(node))
         elif kind in _BINDERS:
             binders.append(node)
@@ -432,7 +442,7 @@ def _candidates(tree: ast.Module, words: GateWords, origin: Origin, named: bool)
         return definite | {line for head, line in uses if head != "self" or bases}
     if not uses:
         return definite
-    flows = _flows(binders, members, words.types)
+    flows = _flows(binders, members, words.types, results)
     for at, (head, line) in enumerate(uses):
         if type(head) is ast.Call:  # a cast: typed as its first argument annotates
             key = f"<cast {at}>"
@@ -452,8 +462,8 @@ _BINDERS = frozenset({ast.Assign, ast.AnnAssign, ast.NamedExpr, ast.For, ast.Asy
                       ast.comprehension, ast.FunctionDef, ast.AsyncFunctionDef})
 
 
-def _flows(binders: list[ast.AST], members: frozenset[str],
-           types: frozenset[str]) -> list[tuple[str, set[str]]]:
+def _flows(binders: list[ast.AST], members: frozenset[str], types: frozenset[str],
+           results: frozenset[str]) -> list[tuple[str, set[str]]]:
     """(name bound, what its value comes from) for each binding the walk met: read only for
     a file with private uses whose receivers must be followed."""
     flows: list[tuple[str, set[str]]] = []
@@ -462,7 +472,7 @@ def _flows(binders: list[ast.AST], members: frozenset[str],
         if kind is ast.Call:  # `isinstance(p, PG)` types `p` where it holds
             flows.append((node.args[0].id, _annotation(node.args[1], types)))
         elif kind is ast.Assign:
-            came = _value(node.value, members, types)
+            came = _value(node.value, members, types, results)
             kind_of = _type_value(node.value, types)
             for target in node.targets:
                 name = _target(target)
@@ -474,20 +484,21 @@ def _flows(binders: list[ast.AST], members: frozenset[str],
         elif kind is ast.AnnAssign:
             name = _target(node.target)
             if name is not None:
-                flows.append((name, _annotation(node.annotation, types) | _value(node.value, members, types)))
+                flows.append((name, _annotation(node.annotation, types)
+                              | _value(node.value, members, types, results)))
                 flows.append((_TYPE + name, _type_value(node.value, types)))
         elif kind is ast.NamedExpr:
-            flows.append((node.target.id, _value(node.value, members, types)))
+            flows.append((node.target.id, _value(node.value, members, types, results)))
             flows.append((_TYPE + node.target.id, _type_value(node.value, types)))
         elif kind is ast.For or kind is ast.AsyncFor or kind is ast.comprehension:
             name = _target(node.target)
             if name is not None:
-                flows.append((name, _value(node.iter, members, types)))
+                flows.append((name, _value(node.iter, members, types, results)))
         else:
             # What a function here returns may be typed (the detector follows its returns).
             came = _annotation(node.returns, types)
             for returned in returns_in(node.body):
-                came |= _value(returned.value, members, types)
+                came |= _value(returned.value, members, types, results)
             if came:
                 flows.append((node.name, came))
             arguments = node.args

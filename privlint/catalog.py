@@ -36,6 +36,9 @@ def bundled_rules_dir() -> Path:
     raise RuleError("the bundled rule catalog is missing (reinstall privlint)", path=str(here / "rules"))
 
 
+# What a container annotated with a tracked type gives back by these calls (`meshes.get("dp")`).
+ELEMENT_GETTERS = frozenset({"get", "pop", "setdefault", "__getitem__"})
+
 @dataclass(frozen=True)
 class Rule:
     code: str
@@ -317,6 +320,22 @@ class Catalog:
     def member_names(self) -> frozenset[str]:
         """Every member name a member rule covers (`_unflatten`, `_flatten`, ...)."""
         return frozenset(self._members)
+
+    @property
+    def call_result_names(self) -> frozenset[str]:
+        """The last name of every callee whose call the resolver may type: a tracked type or
+        one of its constructors, an API whose rule says what it returns, a type's same-type
+        members, a container's element getters, a distinctive member that returns a type, and
+        `cast`. A call through an attribute named otherwise (`torch.compile(m)`) gives nothing
+        the detector tracks (resolve.py's `_infer_call`)."""
+        names = {"cast", *ELEMENT_GETTERS}
+        names.update(path.rsplit(".", 1)[-1] for path in [*self._constructors, *self._type_alias])
+        names.update(path.rsplit(".", 1)[-1] for path, rule in self._paths.items() if rule.returns)
+        for info in self.types.values():
+            names.update(info.same_type_members)
+        names.update(member for member, rules in self._members.items()
+                     if any(rule.distinctive and rule.returns for rule in rules))
+        return frozenset(names)
 
     @property
     def type_names(self) -> frozenset[str]:

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from privlint.catalog import Catalog
+from privlint.catalog import ELEMENT_GETTERS, Catalog
 from privlint.walk import walk
 
 if TYPE_CHECKING:
@@ -35,7 +35,6 @@ _CONTAINERS = {"list", "List", "Sequence", "MutableSequence", "Iterable", "Itera
 # Annotated mappings hold their values' type: `meshes: dict[str, DeviceMesh]`, `meshes["dp"]`.
 _MAPPINGS = {"dict", "Dict", "Mapping", "MutableMapping", "OrderedDict", "DefaultDict",
              "defaultdict"}
-_ELEMENT_GETTERS = {"get", "pop", "setdefault", "__getitem__"}
 _OPTIONAL = {"Optional", "Union", "Annotated", "Final", "ClassVar"}
 _UNTYPED = {"Any", "object"}
 _LITERALS = (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString, cst.Integer, cst.Float,
@@ -345,7 +344,7 @@ class Resolver:
             return None
         if isinstance(func, cst.Attribute):
             receiver = self.infer(func.value)
-            if receiver and receiver.kind == ELEMENTS and func.attr.value in _ELEMENT_GETTERS:
+            if receiver and receiver.kind == ELEMENTS and func.attr.value in ELEMENT_GETTERS:
                 return Binding(INSTANCE, receiver.value)
             if receiver is None:
                 # A distinctive member is taken to be its type's (that is why it is flagged on

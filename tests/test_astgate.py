@@ -130,6 +130,19 @@ MUST_PASS = {
                 dist.new_group()):
             g._allgather_base(a, b)
     """,
+    # A call through an attribute is typed only when the catalog names its callee (a
+    # constructor, an API that returns a type, an element getter, a same-type member).
+    "an element getter's result": """
+        from torch.distributed.device_mesh import DeviceMesh
+        def f(meshes: dict[str, DeviceMesh]):
+            return meshes.get('dp')._zzz_private
+    """,
+    "a call the catalog says returns a tracked type": """
+        from torch.distributed.device_mesh import DeviceMesh
+        def f(mesh: DeviceMesh):
+            sub = mesh.get_group()
+            return sub._allgather_base(a, b)
+    """,
     "a name that is not ASCII": """
         import torch.distributed as dist
         groupe_données = dist.new_group()
@@ -218,6 +231,15 @@ MUST_PASS = {
 }
 
 MUST_REJECT = {
+    # The resolver types a call through an attribute only by a callee the catalog names:
+    # `torch.compile(model)` gives nothing it tracks (resolve.py's `_infer_call`).
+    "a torch call the catalog says nothing of": """
+        import torch
+        def f(model):
+            model = torch.compile(model)
+            wrapped = torch.nn.parallel.DistributedDataParallel(model)
+            return model._orig_mod, torch.compile(model)._orig_mod, wrapped._module_copies
+    """,
     "self attributes only": """
         import torch
         class Cache:
