@@ -7,6 +7,7 @@ Heavy imports (libcst) happen inside the commands, so `privlint --version` stays
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import sys
 from pathlib import Path
@@ -128,12 +129,22 @@ def _build_arguments(command: argparse.ArgumentParser, torch_help: str) -> None:
 
 def _display(path: Path) -> str:
     """The path as users see it: relative to the working directory, links not followed."""
-    from privlint.discover import real_directory, real_parent
+    prefix = _display_directory(str(path.parent) or ".", os.getcwd())
+    return prefix + path.name if prefix is not None else path.as_posix()
+
+
+@functools.lru_cache(maxsize=4096)
+def _display_directory(directory: str, cwd: str) -> str | None:
+    """A directory as users see it, with a trailing `/` ("" for the working directory); None
+    when it is not under the working directory. Worked out once per directory: a corpus has
+    thousands of files in a few hundred directories, and the run waits on this part."""
+    from privlint.discover import real_directory
 
     try:
-        return real_parent(path).relative_to(real_directory(os.getcwd())).as_posix()
+        relative = real_directory(directory).relative_to(real_directory(cwd)).as_posix()
     except ValueError:
-        return path.as_posix()
+        return None
+    return "" if relative == "." else relative + "/"
 
 
 def _load(args: argparse.Namespace, start: Path):
