@@ -45,7 +45,9 @@ _DOTTED_SELF = re.compile(rb"\." + _GAP + rb"(?:self|cls)\." + _PRIVATE_TAIL)  #
 # `getattr(` and, when the receiver is a dotted name, its head and first attribute.
 _GETATTR = re.compile(rb"getattr[ \t]*\((?:[ \t]*([A-Za-z_]\w*)(?:[ \t]*\.[ \t]*(\w+))?"
                       rb"(?:[ \t]*\.[ \t]*\w+)*[ \t]*,)?")
-_PRIVATE_STRING = re.compile(rb"[\"']_(?!_\w*__[\"'])")
+# A string that starts with `_`, or with an escape (`"\x5fx"` is `"_x"` to the detector).
+_PRIVATE_STRING = re.compile(rb"[\"'](?:_(?!_\w*__[\"'])|\\)")
+_ESCAPED_STRING = re.compile(rb"[\"']\\")
 _PRIVATE_STRING_VALUE = re.compile(rb"[\"'](_(?:(?!_\w*__[\"'])\w*))[\"']")
 _PRIVATE_NAME = re.compile(rb"(?<![\w.])" + _PRIVATE_TAIL)
 _BEFORE_NAME = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.") \
@@ -53,7 +55,7 @@ _BEFORE_NAME = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0
 # Bytes of a name: ASCII letters, digits, `_`, and any non-ASCII byte (`données` is a name).
 _WORD_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") \
     | frozenset(range(128, 256))
-_SPACE = frozenset(b" \t\n\\")
+_SPACE = frozenset(b" \t\n\r\x0c\\")  # a form feed and a carriage return are space to CPython
 _CLOSERS, _OPENERS = frozenset(b")]"), frozenset(b"([")
 
 # `from <module> import`: the module's dots and names may have spaces and line continuations
@@ -128,9 +130,9 @@ def _receiver(data: bytes, dot: int) -> tuple[bytes, bytes | None] | None:
                 return None  # a chain over lines, or a sentence's end the text cannot tell from one
             first = word
             bracketed = False
-            j = m - 1
-            while j >= 0 and data[j] in _SPACE:
-                j -= 1
+            j = _code_before(data, m)  # `(dist  # note` above `.new_group()._x)`: `dist`
+            if j is None:
+                return None
             continue
         return word, first
     return None
@@ -391,6 +393,8 @@ class TextFilter:
                 continue  # `obj.getattr(`, `my_getattr(`: not the builtin
             end = data.find(b"\n", start)
             line = data[start:end if end >= 0 else len(data)]
+            if _ESCAPED_STRING.search(line):
+                return True  # an escaped string may spell any name, a member's too
             strings = _PRIVATE_STRING_VALUE.findall(line)
             if not strings:
                 if line.count(b"(") > line.count(b")"):

@@ -143,6 +143,31 @@ MUST_PASS = {
             sub = mesh.get_group()
             return sub._allgather_base(a, b)
     """,
+    # Found in review: an escaped getattr string, and space and comments the text misread.
+    "a getattr string spelled with an escape, in a file that names a type": """
+        from torch.distributed import ProcessGroup
+        def f(pg: ProcessGroup):
+            return getattr(pg, "\\x5fzork")
+    """,
+    "a getattr string spelled with an escape": """
+        import torch.distributed as dist
+        pg = dist.new_group()
+        x = getattr(pg, "\\x5fzork")
+    """,
+    "a chain over lines that end in a carriage return": """
+        import torch.distributed as dist
+        x = (dist.\r
+            new_group()._zork())
+    """,
+    "a form feed in a chain": """
+        import torch.distributed as dist
+        x = dist.\x0cnew_group()._zork()
+    """,
+    "a chain whose dot starts the line below a comment": """
+        import torch.distributed as dist
+        y = (dist  # the group
+             .new_group()._zork())
+    """,
     "a name that is not ASCII": """
         import torch.distributed as dist
         groupe_données = dist.new_group()
