@@ -224,8 +224,9 @@ def fingerprint(path: str, code: str, api: str, source: str) -> str:
 
 
 def _plans_on_slice(raw, data: bytes, piece: bytes, target: TargetRange) -> bool:
-    """Whether each finding's fix plan comes out on this slice as on the whole file: its plan
-    reads its own statement, and names every occurrence of which is in the slice."""
+    """Whether each finding's fix plan comes out on this slice as on the whole file: beyond
+    its own statement the plan reads only names (READS_BEYOND), and the slice holds every
+    occurrence of each."""
     from privlint.fix.model import reads_beyond
 
     for item in raw:

@@ -158,7 +158,7 @@ class _Values:
         """Whether the file may give `name` a value the detector types. Types themselves need
         their name in the text (checked first, in `search`), so only values count: an import
         (`from .utils import dist`, `import torch.distributed as dist`), a `def` (its returns),
-        a loop target, a walrus, or an assignment whose value is not plainly untyped."""
+        a walrus, or an assignment or a loop whose value or iterable is not plainly untyped."""
         seen = set() if seen is None else seen
         if name in seen:
             return False
@@ -412,6 +412,7 @@ class TextFilter:
                 return True
         return False
 
+
 def _code_before(data: bytes, at: int) -> int | None:
     """Where the last byte before `at` stands that is not space, a line continuation or, on the
     lines above, a comment (-1 if none): `# Reset the state.` above `State._reset()` does not
@@ -447,7 +448,8 @@ def _code_dot(data: bytes, dot: int) -> bool:
 def _bindings(data: bytes, name: bytes):
     """Where a file may give `name` a value, and whether that was read from inside an annotation
     (see _cut_short): for an assignment, the rest of its line (a keyword argument or default
-    looks the same, which only counts more); None for a walrus, a loop target or a `def`.
+    looks the same, which only counts more); for a loop target, the rest of the line after `in`
+    (its iterable); None for a walrus, a `def`, or an iterable the line does not show.
     Annotations alone type nothing the text does not name."""
     for start, end in _whole_names(data, name):
         if start and data[start - 1] in _BEFORE_NAME:
