@@ -645,16 +645,22 @@ def test_a_file_with_a_fixable_use_is_analysed_whole_at_once():
                                            whole_file_fix_words(whole))
 
 
-def test_an_import_probe_is_planned_on_the_slice(monkeypatch):
-    # `from torch.distributed._tensor import DTensor`: its plan reads the import alone
-    # (fix/model.py's READS_ITS_STATEMENT), so `check` parses only the slice, once, and reports
-    # the fix the whole file reports.
+@pytest.fixture
+def parsed(monkeypatch) -> list[int]:
+    """The line counts of what libcst parses while the test runs, in order."""
     import privlint.cstparse as cstparse
 
-    parsed: list[int] = []
+    counts: list[int] = []
     parse = cstparse.parse_module
     monkeypatch.setattr(cstparse, "parse_module",
-                        lambda source: parsed.append(source.count(b"\n")) or parse(source))
+                        lambda source: counts.append(source.count(b"\n")) or parse(source))
+    return counts
+
+
+def test_an_import_probe_is_planned_on_the_slice(parsed):
+    # `from torch.distributed._tensor import DTensor`: beyond the import its plan reads nothing
+    # (fix/model.py's READS_BEYOND), so `check` parses only the slice, once, and reports the
+    # fix the whole file reports.
     real = Context.build(CATALOG, Settings())
     data = _source("""
         from torch.distributed._tensor import DTensor
@@ -684,16 +690,10 @@ def test_an_import_probe_is_planned_on_the_slice(monkeypatch):
                for f in findings), findings
 
 
-def test_a_public_twin_is_planned_on_the_slice_unless_torchscript_may_read_it(monkeypatch):
+def test_a_public_twin_is_planned_on_the_slice_unless_torchscript_may_read_it(parsed):
     # `torch._dynamo.reset()` behind a probe: the plan asks whether TorchScript compiles the
     # function, which a `jit.script(f)` anywhere in the file may say. With no `jit` in the
     # file the slice plans it; with one the slice leaves out, the whole file does.
-    import privlint.cstparse as cstparse
-
-    parsed: list[int] = []
-    parse = cstparse.parse_module
-    monkeypatch.setattr(cstparse, "parse_module",
-                        lambda source: parsed.append(source.count(b"\n")) or parse(source))
     real = Context.build(CATALOG, Settings())
     plain = _source("""
         import torch

@@ -4,6 +4,7 @@ of planners, one per template (privlint/fix/templates/<id>.py registers itself w
 
 from __future__ import annotations
 
+import functools
 import importlib
 from dataclasses import dataclass
 from typing import Callable
@@ -59,7 +60,10 @@ def register(template_id: str, reads_beyond: "Callable[..., tuple[str, ...] | No
     return decorate
 
 
+@functools.cache
 def load_planners() -> dict[str, Planner]:
+    """Import every template module, once per process (each registers its planner): plans and
+    slice checks ask for every finding, and listing the templates reads a directory."""
     for template_id in template_ids():
         importlib.import_module(f"privlint.fix.templates.{template_id.replace('-', '_')}")
     return PLANNERS
