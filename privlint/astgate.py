@@ -17,7 +17,8 @@ the chain as written has a private part), so the candidates are:
   `dist`; `self.pg._x` -> `self.pg`), and the head may hold a tracked value when an import from
   a catalog root binds it; the project hands it on (`from .utils import dist`, asked of the
   project index exactly as the detector asks it); or it gets a value whose own head may hold one,
-  the way the resolver infers values: an assignment (`pg = dist.new_group()`, `self.pg = ...`),
+  the way the resolver infers values (a call's result only when its callee may be typed: see
+  `_untyped_call`): an assignment (`pg = dist.new_group()`, `self.pg = ...`),
   a loop, what a function here returns, an annotation, `isinstance` and `typing.cast`
   (repeated until nothing changes; scopes and order are ignored, which only adds names).
   An annotation (of a parameter, an assignment, a return; the type an `isinstance` or a
@@ -69,8 +70,9 @@ class GateWords:
     # `class W(dist.ProcessGroup)`) can type a receiver whose private member is then reported.
     types: frozenset[str] = frozenset()
     types_pattern: "re.Pattern[bytes] | None" = field(default=None, compare=False)
-    # The names a call through an attribute must have for its result to be typed (catalog's
-    # call_result_names): `torch.compile(model)` gives `model` nothing the detector tracks.
+    # The names a callee must have for its call's result to be typed (catalog's
+    # call_result_names), when the callee is an attribute or a name only a root import binds:
+    # `torch.compile(model)` and `FSDP(model)` give `model` nothing the detector tracks.
     results: frozenset[str] = frozenset()
 
 
@@ -98,11 +100,11 @@ class Origin:
     module: tuple[str, bool] | None = None  # this file's dotted name, and is it a package
 
 
-def _head(node: ast.expr, results: frozenset[str]) -> str | ast.Call | None:
+def _head(node: ast.expr, results: frozenset[str], untyped_callees: set[str]) -> str | ast.Call | None:
     """The name a receiver's value comes from: `dist.new_group()` -> `dist`, `self.pg` ->
     `self.pg` (what `self.pg = ...` assigned), `self` -> `self`; None for a literal, or for
-    a call through an attribute not named in `results` (`torch.compile(m)`); the call itself
-    for `typing.cast(PG, x)`, which its first argument types."""
+    a call the resolver does not type (_untyped_call); the call itself for
+    `typing.cast(PG, x)`, which its first argument types."""
     attribute = None
     while True:
         kind = type(node)
@@ -112,7 +114,7 @@ def _head(node: ast.expr, results: frozenset[str]) -> str | ast.Call | None:
         elif kind is ast.Call:
             if _is_cast(node):
                 return node
-            if type(node.func) is ast.Attribute and node.func.attr not in results:
+            if _untyped_call(node, results, untyped_callees):
                 return None
             attribute = None
             node = node.func
@@ -140,11 +142,26 @@ def _target(node: ast.expr) -> str | None:
     return None
 
 
+def _untyped_call(call: ast.Call, results: frozenset[str],
+                  untyped_callees: set[str]) -> bool:
+    """Whether the resolver gives this call's result no type (resolve.py's `_infer_call`): a
+    call through an attribute whose name is not in `results` (`torch.compile(m)`), or through
+    a name the file binds only by importing, from a catalog root, something whose name is
+    not in `results` (`FSDP(m)` after `from torch.distributed.fsdp import
+    FullyShardedDataParallel as FSDP`): such a callee is a torch path, whose call is typed
+    only by a constructor or a rule's return, and each of those is named in `results`."""
+    func = call.func
+    kind = type(func)
+    if kind is ast.Attribute:
+        return func.attr not in results
+    return kind is ast.Name and func.id in untyped_callees
+
+
 def _value(node: ast.expr | None, members: frozenset[str], types: frozenset[str],
-           results: frozenset[str]) -> set[str]:
+           results: frozenset[str], untyped_callees: set[str]) -> set[str]:
     """What a value's binding can come from, as the resolver infers it: the head of a name,
     attribute, call or subscript chain, and a distinctive member read along the chain. A
-    call through an attribute not named in `results` ends the chain: its result is untyped."""
+    call the resolver does not type (_untyped_call) ends the chain."""
     found: set[str] = set()
     attribute = None
     while node is not None:
@@ -157,7 +174,7 @@ def _value(node: ast.expr | None, members: frozenset[str], types: frozenset[str]
         elif kind is ast.Call:
             if _last_name(node.func) == "cast":  # typing.cast(PG, x): typed by what it names
                 found |= _cast_type(node, types)
-            elif type(node.func) is ast.Attribute and node.func.attr not in results:
+            elif _untyped_call(node, results, untyped_callees):
                 return found
             attribute = None
             node = node.func
@@ -355,7 +372,7 @@ def _candidates(tree: ast.Module, words: GateWords, origin: Origin, named: bool)
     roots, members, results = words.roots, words.members, words.results
     everywhere = False                              # a star import of a root: any name may be its
     definite: set[int] = set()                     # lines that hold a candidate whatever names hold
-    uses: list[tuple[str | ast.Call | None, int]] = []  # (receiver's head, line), other private uses
+    uses: list[tuple[ast.expr | None, int]] = []    # (receiver, line), other private uses
     # Names that may hold a tracked value, and (marked _TYPE) a tracked type: its own name,
     # as the resolver reads an unresolved `DeviceMesh` in an annotation, and its imports.
     sources: set[str] = {_MEMBER, *(_TYPE + name for name in words.types)} if named else {_MEMBER}
@@ -363,9 +380,13 @@ def _candidates(tree: ast.Module, words: GateWords, origin: Origin, named: bool)
     stars: list[str] = []                           # project modules star-imported here
     binders: list[ast.AST] = []                     # what gives names values (read if needed)
     bases: list[ast.expr] = []                      # the base classes
+    # Names a root import binds to what a call of is untyped (`FSDP`), and the names bound
+    # any other way: a call of a name in the first and not the second is untyped.
+    imported_callees: set[str] = set()
+    bound: set[str] = set()
     todo: list = [tree]
     pop, extend, append = todo.pop, todo.extend, todo.append
-    Attribute, Call, Name, AST = ast.Attribute, ast.Call, ast.Name, ast.AST
+    Attribute, Call, Name, AST, Load = ast.Attribute, ast.Call, ast.Name, ast.AST, ast.Load
     while todo:
         node = pop()
         kind = type(node)
@@ -376,19 +397,28 @@ def _candidates(tree: ast.Module, words: GateWords, origin: Origin, named: bool)
                 if attr in members:
                     definite.add(line)
                 else:
-                    uses.append((_head(node.value, results), line))
+                    uses.append((node.value, line))
             todo.append(node.value)
             continue
         if kind in _LEAVES:
-            if kind is ast.Import:
+            if kind is Name:
+                if type(node.ctx) is not Load:
+                    bound.add(node.id)
+            elif kind is ast.Import:
                 for alias in node.names:
                     parts = alias.name.split(".")
+                    local = alias.asname or parts[0]
                     if parts[0] in roots:
                         if any(is_private(part) for part in parts):
                             definite.update(_span(node))
-                        sources.add(alias.asname or parts[0])
+                        sources.add(local)
                         if alias.asname and parts[-1] in words.types:
                             sources.add(_TYPE + alias.asname)  # `import torch.x.ProcessGroup as PG`
+                        # `import torch.x.y as z` binds z to torch.x.y; `import torch.x`, torch.
+                        imported = parts[-1] if alias.asname else parts[0]
+                        (bound if imported in results else imported_callees).add(local)
+                    else:
+                        bound.add(local)
             elif kind is ast.ImportFrom:
                 parts = (node.module or "").split(".")
                 if not node.level and parts[0] in roots:
@@ -400,9 +430,11 @@ def _candidates(tree: ast.Module, words: GateWords, origin: Origin, named: bool)
                         elif is_private(alias.name):
                             definite.update(_span(node))
                         sources.add(alias.asname or alias.name)
+                        (bound if alias.name in results else imported_callees).add(alias.asname or alias.name)
                         if alias.name in words.types:  # `from torch.distributed import ProcessGroup as PG`
                             sources.add(_TYPE + (alias.asname or alias.name))
                 else:
+                    bound.update(alias.asname or alias.name for alias in node.names)
                     module = _absolute(node, origin)
                     if module is not None:  # else: a relative import outside a package
                         for alias in node.names:
@@ -425,12 +457,16 @@ def _candidates(tree: ast.Module, words: GateWords, origin: Origin, named: bool)
                                 definite.update(_span(node))
                             else:
                                 receiver = node.args[0] if node.args else None
-                                head = _head(receiver, results) if receiver is not None else None
-                                uses.extend((head, line) for line in _span(node))
+                                uses.extend((receiver, line) for line in _span(node))
         elif kind in _BINDERS:
             binders.append(node)
+            if kind is ast.FunctionDef or kind is ast.AsyncFunctionDef:
+                bound.add(node.name)
         elif kind is ast.ClassDef:
             bases.extend(node.bases)
+            bound.add(node.name)
+        elif kind in _NAMING:
+            bound.add(getattr(node, _NAMING[kind]))  # a parameter, `except E as e`, a match capture
         # The children, inline: a generator per node was a fifth of this walk.
         for name in _FIELDS.get(kind) or _fields(kind):
             value = getattr(node, name, None)
@@ -438,32 +474,43 @@ def _candidates(tree: ast.Module, words: GateWords, origin: Origin, named: bool)
                 extend([item for item in value if isinstance(item, AST)])  # lists hold None too
             elif value is not None and isinstance(value, AST):
                 append(value)
-    if everywhere:
-        return definite | {line for head, line in uses if head != "self" or bases}
     if not uses:
         return definite
-    flows = _flows(binders, members, words.types, results)
-    for at, (head, line) in enumerate(uses):
+    # A project star import may bind any name: then no callee is known to be torch's alone.
+    untyped_callees = imported_callees - bound if not stars else set()
+    heads: list[tuple[str | ast.Call | None, int]] = [
+        (_head(receiver, results, untyped_callees) if receiver is not None else None, line)
+        for receiver, line in uses]
+    if everywhere:
+        return definite | {line for head, line in heads if head != "self" or bases}
+    flows = _flows(binders, members, words.types, results, untyped_callees)
+    for at, (head, line) in enumerate(heads):
         if type(head) is ast.Call:  # a cast: typed as its first argument annotates
             key = f"<cast {at}>"
             flows.append((key, _cast_type(head, words.types)))
-            uses[at] = (key, line)
+            heads[at] = (key, line)
     based = set().union(*(_annotation(base, words.types) for base in bases))
-    _add_handed_on(sources, handed, stars, flows, uses, origin, roots, words.types, based)
+    _add_handed_on(sources, handed, stars, flows, heads, origin, roots, words.types, based)
     held = _fixed_point(sources, flows)
     # `self` is typed by a tracked base class, read as an annotation is (`dist.ProcessGroup`,
     # an import of it as `PG`, a name a project star import hands on).
     if based & held:
         held.add("self")
-    return definite | {line for head, line in uses if head in held}
+    return definite | {line for head, line in heads if head in held}
 
 
 _BINDERS = frozenset({ast.Assign, ast.AnnAssign, ast.NamedExpr, ast.For, ast.AsyncFor,
                       ast.comprehension, ast.FunctionDef, ast.AsyncFunctionDef})
+# The other nodes that bind a name, and the field that holds it (None when they bind none).
+_NAMING: dict[type, str] = {ast.arg: "arg", ast.ExceptHandler: "name", ast.MatchAs: "name",
+                            ast.MatchStar: "name", ast.MatchMapping: "rest"}
+for _kind in ("TypeVar", "ParamSpec", "TypeVarTuple"):  # Python 3.12's type parameters
+    if hasattr(ast, _kind):
+        _NAMING[getattr(ast, _kind)] = "name"
 
 
 def _flows(binders: list[ast.AST], members: frozenset[str], types: frozenset[str],
-           results: frozenset[str]) -> list[tuple[str, set[str]]]:
+           results: frozenset[str], untyped_callees: set[str]) -> list[tuple[str, set[str]]]:
     """(name bound, what its value comes from) for each binding the walk met: read only for
     a file with private uses whose receivers must be followed."""
     flows: list[tuple[str, set[str]]] = []
@@ -472,7 +519,7 @@ def _flows(binders: list[ast.AST], members: frozenset[str], types: frozenset[str
         if kind is ast.Call:  # `isinstance(p, PG)` types `p` where it holds
             flows.append((node.args[0].id, _annotation(node.args[1], types)))
         elif kind is ast.Assign:
-            came = _value(node.value, members, types, results)
+            came = _value(node.value, members, types, results, untyped_callees)
             kind_of = _type_value(node.value, types)
             for target in node.targets:
                 name = _target(target)
@@ -485,20 +532,20 @@ def _flows(binders: list[ast.AST], members: frozenset[str], types: frozenset[str
             name = _target(node.target)
             if name is not None:
                 flows.append((name, _annotation(node.annotation, types)
-                              | _value(node.value, members, types, results)))
+                              | _value(node.value, members, types, results, untyped_callees)))
                 flows.append((_TYPE + name, _type_value(node.value, types)))
         elif kind is ast.NamedExpr:
-            flows.append((node.target.id, _value(node.value, members, types, results)))
+            flows.append((node.target.id, _value(node.value, members, types, results, untyped_callees)))
             flows.append((_TYPE + node.target.id, _type_value(node.value, types)))
         elif kind is ast.For or kind is ast.AsyncFor or kind is ast.comprehension:
             name = _target(node.target)
             if name is not None:
-                flows.append((name, _value(node.iter, members, types, results)))
+                flows.append((name, _value(node.iter, members, types, results, untyped_callees)))
         else:
             # What a function here returns may be typed (the detector follows its returns).
             came = _annotation(node.returns, types)
             for returned in returns_in(node.body):
-                came |= _value(returned.value, members, types, results)
+                came |= _value(returned.value, members, types, results, untyped_callees)
             if came:
                 flows.append((node.name, came))
             arguments = node.args

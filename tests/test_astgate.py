@@ -253,6 +253,31 @@ MUST_PASS = {
             for g in groups:
                 g._allgather_base(a, b)
     """,
+    # A name a torch import binds to an untyped callee may be bound again: its call is then
+    # as typed as what the other binding gives it.
+    "a torch callee's name bound again to a typed path": """
+        import torch.distributed as dist
+        from torch.distributed.fsdp import FullyShardedDataParallel as make
+        make = dist.new_group
+        make()._allgather_base(a, b)
+    """,
+    "a torch callee's name defined again": """
+        import torch.distributed as dist
+        from torch.distributed.fsdp import FullyShardedDataParallel as make
+        def make():
+            return dist.new_group()
+        make()._allgather_base(a, b)
+    """,
+    "a torch callee's name imported again from torch": """
+        from torch.distributed.fsdp import FullyShardedDataParallel as make
+        from torch.distributed import new_group as make
+        pg = make()
+        pg._allgather_base(a, b)
+    """,
+    "a typed torch callee called by its name": """
+        from torch.distributed import new_group
+        new_group()._allgather_base(a, b)
+    """,
 }
 
 MUST_REJECT = {
@@ -264,6 +289,14 @@ MUST_REJECT = {
             model = torch.compile(model)
             wrapped = torch.nn.parallel.DistributedDataParallel(model)
             return model._orig_mod, torch.compile(model)._orig_mod, wrapped._module_copies
+    """,
+    # The same by a name a torch import binds (`FSDP`): a call of it is typed only when the
+    # name imported is a constructor or a rule's return, as through an attribute.
+    "a torch class called by the name an import gives it": """
+        from torch.distributed.fsdp import FullyShardedDataParallel as FSDP
+        def f(model):
+            model = FSDP(model)
+            return model._is_prepared, FSDP(model)._is_prepared
     """,
     "self attributes only": """
         import torch
@@ -412,6 +445,44 @@ def aliasing_programs(draw) -> str:
 @settings(max_examples=500, deadline=None, suppress_health_check=list(HealthCheck))
 @given(aliasing_programs())
 def test_the_gate_is_lossless_on_generated_aliasing(program):
+    _same_report(program.encode())
+
+
+# A name a torch import binds, called: typed when the name imported is a constructor or a
+# rule's return (`new_group`), untyped otherwise (`FullyShardedDataParallel`, a module),
+# unless the file binds the name again some other way, before or after, here or in a scope.
+CALLEE_IMPORTS = ["from torch.distributed import new_group as make",
+                  "from torch.distributed.fsdp import FullyShardedDataParallel as make",
+                  "import torch.distributed.new_group as make", "import torch.distributed as make",
+                  "from torch.distributed import new_group as make, ProcessGroup"]
+CALLEE_REBINDINGS = ["make = dist.new_group", "make = get", "make: object = dist.new_group",
+                     "def make():\n    return dist.new_group()",
+                     "from torch.distributed import new_group as make",
+                     "for make in [dist.new_group]:\n    pass", "if (make := dist.new_group):\n    pass",
+                     "import numpy as make", "with get() as make:\n    pass",
+                     "try:\n    pass\nexcept E as make:\n    pass", "class make(ProcessGroup):\n    pass",
+                     "del make", "g = lambda make: make()._world", "make, y = dist.new_group, 1"]
+CALLEE_USES = ["x = make()\nx._world", "make()._allgather_base(a, b)", "x: object = make(d)\nx._world",
+               "for x in [make()]:\n    x._world", "def g():\n    return make()\ng()._world",
+               "getattr(make(), '_world')", "y = [make()][0]\ny._world"]
+
+
+@st.composite
+def callee_programs(draw) -> str:
+    other = draw(st.one_of(st.just("other = get"), st.sampled_from(CALLEE_REBINDINGS)))  # half: none
+    lines = [other, draw(st.sampled_from(CALLEE_USES))]
+    if draw(st.booleans()):
+        lines.reverse()  # the use first: the other binding comes too late for it
+    body = "\n".join(lines)
+    where = draw(st.sampled_from(["module", "function", "parameter"]))
+    if where != "module":
+        body = f"def f({'make' if where == 'parameter' else 'a'}, get, d):\n" + textwrap.indent(body, "    ")
+    return f"import torch.distributed as dist\n{draw(st.sampled_from(CALLEE_IMPORTS))}\n{body}\n"
+
+
+@settings(max_examples=500, deadline=None, suppress_health_check=list(HealthCheck))
+@given(callee_programs())
+def test_the_gate_is_lossless_on_generated_callees(program):
     _same_report(program.encode())
 
 

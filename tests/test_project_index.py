@@ -126,6 +126,9 @@ def test_the_text_prefilter_asks_the_project_what_an_import_hands_on(project):
 TORCH_PACKAGE = {"torch/__init__.py": "", "torch/distributed/__init__.py": ""}
 COMPAT = {"pkg/__init__.py": "", "pkg/compat.py": "from torch.distributed import ProcessGroup as PG\n"
                                                   "import torch.distributed as dist\n"}
+HELPERS = {"pkg/__init__.py": "", "pkg/helpers.py": "import torch.distributed as dist\n"
+                                                   "def make() -> dist.ProcessGroup:\n"
+                                                   "    return dist.new_group()\n"}
 # Each found in review: what another module binds, or a module of torch's own, types a
 # receiver the file itself never names: both prefilters must let the use through.
 HANDED_ON_TYPES = {
@@ -155,6 +158,14 @@ HANDED_ON_TYPES = {
         **TORCH_PACKAGE, "torch/distributed/distributed_c10d.py": "def new_group(ranks=None):\n    pass\n",
         "torch/distributed/case.py": "from .distributed_c10d import *\ndef f(a, b):\n"
                                      "    return new_group()._allgather_base(a, b)\n"},
+    # A name a torch import binds to a callee whose call is untyped (`FSDP`), bound again by
+    # the project: the call is then as typed as the project's function.
+    "a torch callee's name imported again from the project": {
+        **HELPERS, "pkg/case.py": "from torch.distributed.fsdp import FullyShardedDataParallel as make\n"
+                                  "from .helpers import make\nmake()._allgather_base(a, b)\n"},
+    "a torch callee's name a project star import binds again": {
+        **HELPERS, "pkg/case.py": "from torch.distributed.fsdp import FullyShardedDataParallel as make\n"
+                                  "from .helpers import *\nmake()._allgather_base(a, b)\n"},
 }
 
 
