@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import ast
 import functools
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -53,14 +54,23 @@ def absolute(module: str, level: int, current: str, is_package: bool) -> str:
 @functools.lru_cache(maxsize=8192)  # the text prefilter and the checker both ask, per file
 def module_name(path: Path) -> tuple[str, bool] | None:
     """The dotted module a file is, found by walking up `__init__.py` folders; and is it a package."""
-    path = path.resolve()
+    from privlint.discover import real_directory
+
+    # Thousands of files share a few hundred folders: each folder is resolved and walked up
+    # once. A file that is itself a link is named from where it points.
+    path = path.resolve() if os.path.islink(path) else real_directory(str(path.parent) or ".") / path.name
     is_package = path.name == "__init__.py"
-    parts = [] if is_package else [path.stem]
-    directory = path.parent
-    while (directory / "__init__.py").is_file():
-        parts.insert(0, directory.name)
-        directory = directory.parent
+    parts = [*_package(str(path.parent)), *([] if is_package else [path.stem])]
     return (".".join(parts), is_package) if parts else None
+
+
+@functools.lru_cache(maxsize=4096)
+def _package(directory: str) -> tuple[str, ...]:
+    """The dotted package a resolved folder is (`a/b/` with `__init__.py` in each: a.b), or ()."""
+    folder = Path(directory)
+    if not (folder / "__init__.py").is_file():
+        return ()
+    return (*_package(str(folder.parent)), folder.name) if folder.parent != folder else (folder.name,)
 
 
 class ProjectIndex:

@@ -189,3 +189,18 @@ def test_types_other_modules_hand_on_pass_both_prefilters(name, tmp_path):
     expected = check_source(data, str(tmp_path / case), unfiltered).findings
     assert expected, "the case should have a finding"
     assert check_source(data, str(tmp_path / case), filtered).findings == expected
+
+
+def test_module_names_follow_packages_and_links(tmp_path):
+    from privlint.project import module_name
+
+    for relative in ("pkg/__init__.py", "pkg/sub/__init__.py", "pkg/sub/mod.py", "loose.py"):
+        write(tmp_path, relative, "")
+    (tmp_path / "link.py").symlink_to(tmp_path / "pkg" / "sub" / "mod.py")
+    (tmp_path / "alias").symlink_to(tmp_path / "pkg", target_is_directory=True)
+    assert module_name(tmp_path / "pkg" / "sub" / "mod.py") == ("pkg.sub.mod", False)
+    assert module_name(tmp_path / "pkg" / "sub" / "__init__.py") == ("pkg.sub", True)
+    assert module_name(tmp_path / "loose.py") == ("loose", False)
+    # A link is named from where it points, a linked folder from the folder it is.
+    assert module_name(tmp_path / "link.py") == ("pkg.sub.mod", False)
+    assert module_name(tmp_path / "alias" / "sub" / "mod.py") == ("pkg.sub.mod", False)
