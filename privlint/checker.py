@@ -160,6 +160,7 @@ def _place(raw, module, data: bytes, display: str, ctx: Context,
     ends = {id(item.statement): item.statement.body[-1] for item in raw if item.statement is not None}
     tops: dict[int, object] = {}
     members: dict[int, object] = {}
+    inners: dict[int, object] = {}
     for item in raw:  # a node, and the end of its statement, sit where the finding does
         keys = [id(item.node)]
         if item.statement is not None:
@@ -169,7 +170,10 @@ def _place(raw, module, data: bytes, display: str, ctx: Context,
                 tops[key] = item.top
             if item.member is not None:
                 members[key] = item.member
-    where = spans(module, [item.node for item in raw] + list(ends.values()), tops, starts, members)
+            if item.inner is not None:
+                inners[key] = item.inner
+    where = spans(module, [item.node for item in raw] + list(ends.values()), tops, starts, members,
+                  inners)
     if piece is not None:
         where = {key: (piece.original(line), column, piece.original(end_line), end_column)
                  for key, (line, column, end_line, end_column) in where.items()}

@@ -61,6 +61,15 @@ class RawFinding:
     reached_before: "tuple[int, int] | None" = None
     top: cst.CSTNode | None = None  # the module-level statement holding it (for positions)
     member: cst.CSTNode | None = None  # the statement of a module-level class's body holding it
+    # The statement of the body of the function `top` or `member` is holding it.
+    inner: cst.CSTNode | None = None
+
+
+def _body_ids(statement: cst.CSTNode, kind: type) -> set[int]:
+    """The ids of the statements of `statement`'s indented body, when it is a `kind`."""
+    if type(statement) is kind and type(statement.body) is cst.IndentedBlock:
+        return {id(inside) for inside in statement.body.body}
+    return set()
 
 
 class Detector(ScopeTracking, Visitor):
@@ -98,6 +107,8 @@ class Detector(ScopeTracking, Visitor):
         self._top: cst.CSTNode | None = None
         self._members: set[int] = set()  # the statements of the current top-level class's body
         self._member: cst.CSTNode | None = None
+        self._inners: set[int] = set()  # the statements of that top-level function's or method's body
+        self._inner: cst.CSTNode | None = None
 
     # -- regions and blocks ----------------------------------------------------------------
     def _region(self, node: cst.CSTNode | None, guard: Guard) -> None:
@@ -106,11 +117,14 @@ class Detector(ScopeTracking, Visitor):
 
     def on_visit(self, node: cst.CSTNode) -> bool:
         if id(node) in self._tops:
-            self._top, self._member = node, None
-            self._members = {id(statement) for statement in node.body.body} \
-                if type(node) is cst.ClassDef and type(node.body) is cst.IndentedBlock else set()
+            self._top, self._member, self._inner = node, None, None
+            self._members = _body_ids(node, cst.ClassDef)
+            self._inners = _body_ids(node, cst.FunctionDef)
         elif id(node) in self._members:
-            self._member = node
+            self._member, self._inner = node, None
+            self._inners = _body_ids(node, cst.FunctionDef)
+        elif id(node) in self._inners:
+            self._inner = node
         self._active.extend(self._regions.get(id(node), ()))
         narrowed = self._narrowings.get(id(node))
         if narrowed is not None:
@@ -186,7 +200,7 @@ class Detector(ScopeTracking, Visitor):
                                         self._expression_scopes > 0, Site(**site),
                                         gates=tuple(gates), keywords=keywords,
                                         reached_before=self._reached_before(), top=self._top,
-                                        member=self._member))
+                                        member=self._member, inner=self._inner))
 
     def _handle(self, names: list[str], rule: Rule, imported: str = "") -> None:
         """Mark the bindings an import just made: uses through them of the same rule are the

@@ -46,50 +46,88 @@ class _MarkingState(CodegenState):
 def spans(module: cst.Module, nodes: list[cst.CSTNode],
           tops: dict[int, cst.CSTNode] | None = None,
           starts: Starts | None = None,
-          members: dict[int, cst.CSTNode] | None = None) -> dict[int, Span]:
+          members: dict[int, cst.CSTNode] | None = None,
+          inners: dict[int, cst.CSTNode] | None = None) -> dict[int, Span]:
     """id(node) -> (line, column, end_line, end_column) for each node, like PositionProvider.
 
     With `tops` (id(node) -> the module-level statement holding it) and `starts`, only the
     statements holding the nodes are generated: a large module with a few findings costs a
     few statements' worth. With `members` (id(node) -> the statement of a module-level
-    class's body holding it), a finding in one method of a large class costs that method."""
+    class's body holding it), a finding in one method of a large class costs that method; with
+    `inners` (id(node) -> the statement of that function's or method's body holding it), the
+    statement of the body it is in."""
     if tops is not None and starts is not None and len(starts.statements) == len(module.body) \
             and all(id(node) in tops for node in nodes):
         index = {id(statement): i for i, statement in enumerate(module.body)}
         found: dict[int, Span] = {}
-        grouped: dict[int, list[cst.CSTNode]] = {}  # the nodes of each statement, in order
-        for node in nodes:
-            grouped.setdefault(id(tops[id(node)]), []).append(node)
-        for inside in grouped.values():
-            top = tops[id(inside[0])]
+        for top, inside in _grouped(nodes, tops, index, module.body):
             at = index[id(top)]
-            found.update(_generate_members(top, module, inside, starts.members.get(at), members))
+            found.update(_generate_members(top, module, inside, starts, at, members, inners))
             rest = [node for node in inside if id(node) not in found]
+            if rest:
+                found.update(_generate_body(top, module, rest, starts, at, None, inners, ""))
+                rest = [node for node in inside if id(node) not in found]
             if rest:
                 found.update(_generate(top, module, rest, starts.statements[at]))
         return found
     return _generate(module, module, nodes, None)
 
 
+def _grouped(nodes: list[cst.CSTNode], holders: dict[int, cst.CSTNode] | None,
+             index: dict[int, int], statements) -> list[tuple[cst.CSTNode, list[cst.CSTNode]]]:
+    """The nodes by the statement among `statements` (`index`: their ids' positions) that
+    `holders` says holds each, in order; nodes it does not place are left out."""
+    grouped: dict[int, list[cst.CSTNode]] = {}
+    for node in nodes:
+        holder = holders.get(id(node)) if holders else None
+        if holder is not None and id(holder) in index:
+            grouped.setdefault(id(holder), []).append(node)
+    return [(statements[index[key]], inside) for key, inside in grouped.items()]
+
+
+def _block_indent(block: cst.IndentedBlock, module: cst.Module) -> str:
+    return block.indent if block.indent is not None else module.default_indent
+
+
 def _generate_members(top: cst.CSTNode, module: cst.Module, nodes: list[cst.CSTNode],
-                      lines: list[int] | None,
-                      members: dict[int, cst.CSTNode] | None) -> dict[int, Span]:
-    """Positions of the nodes that sit in a statement of class `top`'s body, from a code
-    generation of that statement alone, indented as the body is."""
+                      starts: Starts, at: int, members: dict[int, cst.CSTNode] | None,
+                      inners: dict[int, cst.CSTNode] | None) -> dict[int, Span]:
+    """Positions of the nodes that sit in a statement of class `top`'s body (the module's
+    statement `at`), from a code generation of that statement alone, indented as the body is
+    (or of the statement of a method's body holding them)."""
+    lines = starts.members.get(at)
     if not lines or not members or type(top) is not cst.ClassDef \
             or type(top.body) is not cst.IndentedBlock or len(lines) != len(top.body.body):
         return {}
     index = {id(statement): i for i, statement in enumerate(top.body.body)}
-    grouped: dict[int, list[cst.CSTNode]] = {}
-    for node in nodes:
-        member = members.get(id(node))
-        if member is not None and id(member) in index:
-            grouped.setdefault(id(member), []).append(node)
-    indent = top.body.indent if top.body.indent is not None else module.default_indent
+    indent = _block_indent(top.body, module)
     found: dict[int, Span] = {}
-    for key, inside in grouped.items():
-        at = index[key]
-        found.update(_generate(top.body.body[at], module, inside, lines[at], indent))
+    for member, inside in _grouped(nodes, members, index, top.body.body):
+        number = index[id(member)]
+        found.update(_generate_body(member, module, inside, starts, at, number, inners, indent))
+        rest = [node for node in inside if id(node) not in found]
+        if rest:
+            found.update(_generate(member, module, rest, lines[number], indent))
+    return found
+
+
+def _generate_body(function: cst.CSTNode, module: cst.Module, nodes: list[cst.CSTNode],
+                   starts: Starts, at: int, member: int | None,
+                   inners: dict[int, cst.CSTNode] | None, indent: str) -> dict[int, Span]:
+    """Positions of the nodes that sit in a statement of `function`'s body (the module's
+    statement `at`, or statement `member` of the class that is), from a code generation of
+    that statement alone, indented as the body is; `indent`: the indentation of the block
+    `function` sits in."""
+    if not inners or type(function) is not cst.FunctionDef or type(function.body) is not cst.IndentedBlock:
+        return {}
+    lines = starts.body(at, member)
+    if lines is None or len(lines) != len(function.body.body):
+        return {}
+    index = {id(statement): i for i, statement in enumerate(function.body.body)}
+    inside_indent = indent + _block_indent(function.body, module)
+    found: dict[int, Span] = {}
+    for statement, inside in _grouped(nodes, inners, index, function.body.body):
+        found.update(_generate(statement, module, inside, lines[index[id(statement)]], inside_indent))
     return found
 
 

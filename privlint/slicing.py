@@ -502,10 +502,33 @@ class _Slicer:
 class Starts:
     """First lines of statements, decorators included, from CPython's `ast`: of each
     module-level statement (`a; b` is one, as libcst has it), and of each statement in the body
-    of a module-level class, by the class's index among the module's statements."""
+    of a module-level class, by the class's index among the module's statements; and, when
+    asked (body), of each statement in the body of a module-level function or method."""
 
     statements: list[int]
     members: dict[int, list[int]] = field(default_factory=dict)
+    units: list[_Unit] = field(default_factory=list, repr=False, compare=False)  # of `statements`
+    # A file's line -> the line in the source these lines are of (a slice's), if not the same.
+    where: dict[int, int] | None = field(default=None, repr=False, compare=False)
+
+    def body(self, at: int, member: int | None = None) -> list[int] | None:
+        """The first lines of the statements in the body of the function that is the
+        module-level statement `at`, or statement `member` of the class that is; None when it is
+        not a function or a line is not known."""
+        if at >= len(self.units):
+            return None
+        unit = self.units[at]
+        if member is not None:
+            inside = _class_members(unit) if type(unit.statements[0]) is ast.ClassDef else []
+            if member >= len(inside):
+                return None
+            unit = inside[member]
+        if len(unit.statements) != 1 or not isinstance(unit.statements[0], _DEFS):
+            return None
+        body = [inner for inner in unit.bodies[0].units if inner.kept] if unit.bodies is not None \
+            else _units(unit.statements[0].body, unit.scope)
+        lines = [inner.first if self.where is None else self.where.get(inner.first) for inner in body]
+        return None if None in lines else lines  # type: ignore[return-value]
 
 
 @dataclass(frozen=True)
@@ -529,7 +552,7 @@ def statement_starts(tree: ast.Module) -> Starts:
     for at, unit in enumerate(units):
         if type(unit.statements[0]) is ast.ClassDef:
             members[at] = [member.first for member in _class_members(unit)]
-    return Starts([unit.first for unit in units], members)
+    return Starts([unit.first for unit in units], members, units)
 
 
 def _class_members(unit: _Unit) -> list[_Unit]:
@@ -625,7 +648,7 @@ def _slice(data: bytes, tree: ast.Module, candidates: frozenset[int], inside_tor
             firsts = [where.get(member.first) for member in _class_members(unit)]
             if None not in firsts:
                 members[at] = firsts
-    return Slice(source, Starts(starts, members), numbers)  # type: ignore[arg-type]
+    return Slice(source, Starts(starts, members, kept, where), numbers)  # type: ignore[arg-type]
 
 
 def fixable_outside_try(data: bytes, tree: ast.Module | None, candidates: frozenset[int],

@@ -79,13 +79,37 @@ class Wide:
   class Inner:
     def third(self):
         return torch._C._log_api_usage_once
+
+  def fourth(self, mesh):
+        # six spaces; a comment above the statement belongs to it
+        text = """a string over lines
+x._not_code
+"""; y = mesh._layout
+
+        @torch.no_grad()
+        def nested():
+            return mesh._flatten("y")
+        for m in (mesh,
+                  mesh._root):
+            m._unflatten(0, (2,), ("a",))
 x = torch._C._jit_pass_lint
+
+
+def top(mesh):
+
+	# tabs; a blank line and a comment above the first statement
+	if mesh._flatten:
+		return mesh._layout
+	x = 1; y = mesh._layout
+	return torch._C._get_tracing_state(
+		x, y)
 '''
 
 
 def _anchors(module: cst.Module):
-    """id(node) -> the module-level statement and the class member holding it, by walking."""
-    tops, members, wanted = {}, {}, []
+    """id(node) -> the module-level statement, the class member and the statement of a
+    function's body holding it, by walking (each visit overwrites the outer one's anchors)."""
+    tops, members, inners, wanted = {}, {}, {}, []
 
     class Collect(cst.CSTVisitor):
         def on_visit(self, node):
@@ -94,17 +118,28 @@ def _anchors(module: cst.Module):
                 tops[id(node)] = self.top
                 if self.member is not None:
                     members[id(node)] = self.member
+                if self.inner is not None:
+                    inners[id(node)] = self.inner
             return True
+
+    def visit_body(function):
+        if isinstance(function, cst.FunctionDef):
+            for inner in function.body.body:
+                collect.inner = inner
+                inner.visit(collect)
+            collect.inner = None
 
     collect = Collect()
     for top in module.body:
-        collect.top, collect.member = top, None
+        collect.top, collect.member, collect.inner = top, None, None
         top.visit(collect)
+        visit_body(top)
         if isinstance(top, cst.ClassDef):
             for member in top.body.body:
                 collect.member = member
                 member.visit(collect)
-    return tops, members, list({id(n): n for n in wanted}.values())
+                visit_body(member)
+    return tops, members, inners, list({id(n): n for n in wanted}.values())
 
 
 def test_spans_of_class_members_generated_alone_match_position_provider():
@@ -116,10 +151,33 @@ def test_spans_of_class_members_generated_alone_match_position_provider():
 
     module = cst.parse_module(CLASSES)
     starts = statement_starts(ast.parse(CLASSES))
-    assert starts.members == {1: [5, 7, 10, 15, 21]}
-    tops, members, wanted = _anchors(module)
+    assert starts.members == {1: [5, 7, 10, 15, 21, 25]}
+    tops, members, _, wanted = _anchors(module)
     assert len(members) > 10
     ours = spans(module, wanted, tops, starts, members)
+    theirs = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    for node in wanted:
+        expected = theirs[node]
+        assert ours[id(node)] == (expected.start.line, expected.start.column, expected.end.line,
+                                  expected.end.column), module.code_for_node(node)
+
+
+def test_spans_of_function_bodies_generated_alone_match_position_provider():
+    """A finding in a long function or method is placed from a code generation of the
+    statement of its body holding it, indented as that body is, at the first line CPython
+    gives that statement (comments, decorators, tabs and a string over lines above it)."""
+    import ast
+
+    from privlint.slicing import statement_starts
+
+    module = cst.parse_module(CLASSES)
+    starts = statement_starts(ast.parse(CLASSES))
+    assert starts.body(1, 5) == [27, 31, 34]  # the method `fourth`: decorators included
+    assert starts.body(3) == [43, 45, 46]     # the function `top`
+    assert starts.body(0) is None and starts.body(1, 0) is None  # not functions
+    tops, members, inners, wanted = _anchors(module)
+    assert len(inners) > 10
+    ours = spans(module, wanted, tops, starts, members, inners)
     theirs = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
     for node in wanted:
         expected = theirs[node]

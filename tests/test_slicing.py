@@ -733,3 +733,28 @@ def test_a_slice_leaves_no_cycles_for_the_collector():
         assert gc.collect() == 0
     finally:
         gc.enable()
+
+
+def test_a_slice_says_where_the_kept_statements_of_a_function_s_body_start():
+    # Positions are generated from the statement of a function's body that holds a finding,
+    # at the line the slice gives it: the kept statements of a body kept line by line.
+    import libcst as cst
+
+    data = _source("""
+        import torch.distributed as dist
+        def gather(out, inp):
+            @BODY@
+            dist._all_gather_base(out, inp)
+            @BODY@
+            return out
+    """)
+    piece = _piece(data)
+    assert piece is not None and b"v7 = " not in piece.source  # the body was kept line by line
+    function = cst.parse_module(piece.source).body[1]
+    lines = piece.starts.body(1)
+    assert lines is not None and len(lines) == len(function.body.body)
+    source_lines = piece.source.split(b"\n")
+    assert [source_lines[line - 1].strip() for line in lines][-2:] == [
+        b"dist._all_gather_base(out, inp)", b"return out"]
+    findings = _same_report(data)
+    assert [(f.line, f.column) for f in findings] == [(28, 5)]
