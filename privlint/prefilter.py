@@ -56,6 +56,9 @@ _BEFORE_NAME = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0
 _WORD_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") \
     | frozenset(range(128, 256))
 _SPACE = frozenset(b" \t\n\r\x0c\\")  # a form feed and a carriage return are space to CPython
+# `class Name(`: the opening of a base list; a name chain in it (`torch.distributed.ProcessGroup`).
+_CLASS_OPEN = re.compile(rb"(?<![\w.])class[\s\\]+[A-Za-z_\x80-\xff][\w\x80-\xff]*[\s\\]*\(")
+_CHAIN = re.compile(rb"(?<![\w.])[A-Za-z_\x80-\xff][\w\x80-\xff]*(?:[\s\\]*\.[\s\\]*[A-Za-z_\x80-\xff][\w\x80-\xff]*)*")
 _CLOSERS, _OPENERS = frozenset(b")]"), frozenset(b"([")
 
 # `from <module> import`: the module's dots and names may have spaces and line continuations
@@ -146,10 +149,14 @@ class _Values:
     LIMIT = 64
 
     def __init__(self, data: bytes, roots: frozenset[bytes],
-                 origin: "Callable[[], Origin] | None" = None) -> None:
+                 origin: "Callable[[], Origin] | None" = None, types: tuple[bytes, ...] = ()) -> None:
         self.data = data
         self.roots = roots
         self._origin_of = origin
+        # The tracked types' names, in a file that names one: what it annotates or narrows,
+        # and `self` under a base that may be one, may then be typed. Empty otherwise.
+        self.types = types
+        self._self_typed: bool | None = None
         self.asked = 0
         self._imports: dict[bytes, list[tuple[bytes, bytes | None]]] | None = None
         self._sources: dict[bytes, tuple[str, ProjectIndex | None, str]] = {}
@@ -166,11 +173,15 @@ class _Values:
         self.asked += 1
         if self.asked > self.LIMIT or self.imported_typed(name):
             return True
+        if self.types and (_annotated(self.data, name) or _narrowed(self.data, name)):
+            return True  # `mesh: DeviceMesh`, `isinstance(pg, PG)`: what a type's name may type
         return any(value is None or cut or self.typed_value(value, seen)
                    for value, cut in _bindings(self.data, name))
 
     def typed_attribute(self, attribute: bytes, seen: set[bytes] | None = None) -> bool:
-        """Whether `self.<attribute>` may be typed: what the file assigns to it."""
+        """Whether `self.<attribute>` may be typed: what the file assigns to it; in a file that
+        names a type, also an annotation of it (`self.mesh: DeviceMesh`), and any attribute of
+        a `self` whose class may have a tracked base (the resolver types it as the base)."""
         seen = set() if seen is None else seen
         key = b"self." + attribute
         if key in seen:
@@ -179,8 +190,33 @@ class _Values:
         self.asked += 1
         if self.asked > self.LIMIT:
             return True
+        if self.types and (self.self_typed() or _annotated(self.data, attribute, on_self=True)):
+            return True
         return any(value is None or cut or self.typed_value(value, seen)
                    for value, cut in _self_bindings(self.data, attribute))
+
+    def self_typed(self) -> bool:
+        """Whether, in a file that names a tracked type, a class's base may be one, so that
+        `self` may be typed: a base list holding a type's name, or a bare name the file binds
+        (`PG` after `... import ProcessGroup as PG`, `Base = dist.ProcessGroup`), or one the
+        text cannot read (a quote or a comment inside it). A dotted base types only through
+        its last name, which is then a type's own; a name a plain import binds is that name."""
+        if not self.types:
+            return False
+        if self._self_typed is None:
+            self._self_typed = any(self._may_be_tracked(bases) for bases in _class_bases(self.data))
+        return self._self_typed
+
+    def _may_be_tracked(self, bases: bytes | None) -> bool:
+        if bases is None or any(name in bases for name in self.types):
+            return True
+        for chain in _CHAIN.finditer(bases):
+            name, rest = chain.group(0), bases[chain.end():].lstrip()
+            if b"." in name or (rest[:1] == b"=" and rest[1:2] != b"="):
+                continue  # a dotted name types only as a type's own; `metaclass=` names no base
+            if _renamed(self.data, name) or any(True for _ in _bindings(self.data, name)):
+                return True
+        return False
 
     def typed_value(self, value: bytes, seen: set[bytes]) -> bool:
         """Whether an assigned value (the rest of its line) may be typed. A literal is not; a
@@ -313,22 +349,23 @@ class TextFilter:
             data = data[3:]  # a byte order mark is not part of the first name
         accesses = list(_ACCESS.finditer(data))
         private_string = b"getattr" in data and _PRIVATE_STRING.search(data) is not None
-        if (accesses or private_string) and any(name in data for name in self.types):
-            # A type's name may type a receiver any way the text cannot follow (an annotation,
-            # a base class, `isinstance`): any private attribute or getattr may then be typed.
-            # (Substrings: `DTensorSpec` also says `DTensor`, which only lets more by.)
-            return True
+        # A file that names a tracked type may type a receiver through it: an annotation, an
+        # `isinstance`, a base class (`self`), a cast. (Substrings: `DTensorSpec` also says
+        # `DTensor`, which only lets more by.)
+        named = bool(accesses or private_string) and any(name in data for name in self.types)
+        if named and (b"cast" in data or _STAR_IMPORT.search(data)):
+            return True  # a cast, or a name a star import may bind, types what the text cannot follow
         if accesses:
             if any(_code_dot(data, match.start()) for match in _DOTTED_SELF.finditer(data)):
                 return True  # `x. self._y`: an attribute named `self`, not the method's own
-            if self._typed_access(data, accesses, origin):
+            if self._typed_access(data, accesses, origin, named):
                 return True
         if (accesses or b"getattr" in data) and _STAR_IMPORT.search(data) \
                 and _Values(data, self.roots, origin).star_may_type():
             # A star import may bind any name, a tracked type too, under any name: a base class
             # may then type `self` (`from .compat import *` where compat has `PG`).
             return True
-        if private_string and self._typed_getattr(data, origin):
+        if private_string and self._typed_getattr(data, origin, named):
             return True
         if not any(root in data for root in self.roots):
             return False  # what follows reads imports from a root, which name it
@@ -356,19 +393,24 @@ class TextFilter:
         return False
 
     def _typed_access(self, data: bytes, accesses: "list[re.Match[bytes]]",
-                      origin: "Callable[[], Origin] | None") -> bool:
+                      origin: "Callable[[], Origin] | None", named: bool) -> bool:
         """Whether any private attribute (`accesses`: _ACCESS's matches) sits on a receiver the
         detector may type: its head name is one the file may bind to a typed value,
-        `self.<attr>` with `<attr>` assigned, or the text cannot tell. Most are `self._x` and
-        `super()._x`, which nothing types here: each is told by the bytes before its dot."""
+        `self.<attr>` with `<attr>` assigned, or the text cannot tell; in a file that names a
+        tracked type (`named`), also what it may annotate or narrow, and `self` when a class's
+        base may be a tracked type. Most are `self._x` and `super()._x`, which nothing else
+        types: each is told by the bytes before its dot."""
+        values = _Values(data, self.roots, origin, self.types if named else ())
         heads: set[bytes] = set()
         attributes: set[bytes] = set()
+        on_self = False  # `self._x` or `cls._x`
         for match in accesses:
             dot = match.start()
             if match.group(1) in self.members:
                 return True  # a member rule's name is flagged on any receiver
             if data[dot - 4:dot] == b"self" and (dot < 5 or data[dot - 5] not in _BEFORE_NAME):
-                continue  # the common `self._x`: typed only by a tracked base (a type's name)
+                on_self = True  # the common `self._x`: typed only by a tracked base
+                continue
             found = _receiver(data, dot)
             if found is None:
                 return True
@@ -376,17 +418,18 @@ class TextFilter:
             if head in (b"self", b"cls"):
                 if first is not None:
                     attributes.add(first)
+                else:
+                    on_self = True
             elif head and (head != b"super" or first is not None):
                 heads.add(head)
-        values = _Values(data, self.roots, origin)
-        return any(values.typed_name(head) for head in heads) \
+        return (on_self and values.self_typed()) or any(values.typed_name(head) for head in heads) \
             or any(values.typed_attribute(attribute) for attribute in attributes)
 
-    def _typed_getattr(self, data: bytes, origin: "Callable[[], Origin] | None") -> bool:
+    def _typed_getattr(self, data: bytes, origin: "Callable[[], Origin] | None", named: bool) -> bool:
         """Whether a `getattr(x, "_y")` may be reported: `_y` is a member a rule covers, or `x`
         is a receiver the detector may type (as for attributes); a call the line does not
         show whole counts as typed."""
-        values = _Values(data, self.roots, origin)
+        values = _Values(data, self.roots, origin, self.types if named else ())
         for match in _GETATTR.finditer(data):
             start = match.start()
             if start and data[start - 1] in _BEFORE_NAME:
@@ -406,11 +449,94 @@ class TextFilter:
             if head is None:
                 return True  # `getattr(f(), "_y")`: a receiver the text does not show
             if head in (b"self", b"cls"):
-                if first and values.typed_attribute(first):
+                if values.typed_attribute(first) if first else values.self_typed():
                     return True
             elif values.typed_name(head):
                 return True
         return False
+
+
+def _after_gap(data: bytes, at: int) -> int:
+    """Where the first byte from `at` stands that is not space, a line continuation or a comment."""
+    size = len(data)
+    while at < size:
+        if data[at] in _SPACE:
+            at += 1
+        elif data[at] == 35:  # `#`: to the line's end
+            end = data.find(b"\n", at)
+            at = size if end < 0 else end
+        else:
+            break
+    return at
+
+
+def _annotated(data: bytes, name: bytes, on_self: bool = False) -> bool:
+    """Whether `name` (or `self.<name>`, `cls.<name>`) stands before a `:` that is not a walrus:
+    an annotation of a parameter or a variable (a dict key or a slice only lets more by)."""
+    for start, end in _whole_names(data, name):
+        if on_self:
+            j = start - 1
+            while j >= 0 and data[j] in b" \t":
+                j -= 1
+            if j < 0 or data[j] != 46:  # `.`
+                continue
+            while j > 0 and data[j - 1] in b" \t":
+                j -= 1
+            if not (data.endswith(b"self", 0, j) or data.endswith(b"cls", 0, j)):
+                continue
+        elif start and data[start - 1] in _BEFORE_NAME:
+            continue  # `x.name:`
+        colon = _after_gap(data, end)
+        if colon < len(data) and data[colon] == 58 and data[colon + 1:colon + 2] != b"=":
+            return True
+    return False
+
+
+def _narrowed(data: bytes, name: bytes) -> bool:
+    """Whether `name` stands as the first argument of an `isinstance(`, which narrows it to the
+    type named after it. Between the bracket and the name only space may stand; a comment on
+    the lines crossed makes the text unsure, which counts as narrowed."""
+    for start, end in _whole_names(data, name):
+        comma = _after_gap(data, end)
+        if comma >= len(data) or data[comma] != 44:  # `,`
+            continue
+        j = start - 1
+        while j >= 0 and data[j] in _SPACE:
+            j -= 1
+        if j < 0 or data[j] != 40:  # `(`
+            if data.find(b"#", data.rfind(b"\n", 0, j + 1) + 1, start) >= 0:
+                return True  # `isinstance(  # a note` above the name
+            continue
+        j -= 1
+        while j >= 0 and data[j] in b" \t":
+            j -= 1
+        if data.endswith(b"isinstance", 0, j + 1):
+            return True
+    return False
+
+
+def _renamed(data: bytes, name: bytes) -> bool:
+    """Whether an import binds `name` under it (`import a as name`, `from a import b as name`)."""
+    return any(_follows(data, start, b" \t\\\n", b"as") for start, _ in _whole_names(data, name))
+
+
+def _class_bases(data: bytes):
+    """The text inside the brackets after each `class Name` (None when a quote or a comment
+    inside them makes the text unsure where they end)."""
+    for match in _CLASS_OPEN.finditer(data):
+        depth, j = 1, match.end()
+        while j < len(data) and depth:
+            byte = data[j]
+            if byte in b"([{":
+                depth += 1
+            elif byte in b")]}":
+                depth -= 1
+            elif byte in b"\"'#":
+                yield None
+                break
+            j += 1
+        else:
+            yield data[match.end():j - 1]
 
 
 def _code_before(data: bytes, at: int) -> int | None:

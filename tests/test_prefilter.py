@@ -112,3 +112,70 @@ def test_receivers_the_text_can_tell_are_not_typed():
     # A dot in a comment that holds a quote may be a string's: the text stays unsure.
     quoted = b"import torch\nx = (dist.  # it's\n     inner._x)\n"
     assert TEXT.search(quoted)
+
+
+# A file that names a tracked type: the text lets by what the name may type (an annotation,
+# an `isinstance`, a base class for `self`, a cast), and nothing else.
+NAMED_TYPED = {
+    "an annotated parameter": b"from torch.distributed import ProcessGroup\n"
+                              b"def f(pg: ProcessGroup):\n    return pg._allgather_base(a, b)\n",
+    "an annotation after a comment": b"from torch.distributed import ProcessGroup\n"
+                                     b"def f(pg  # the group\n      : ProcessGroup):\n"
+                                     b"    return pg._allgather_base(a, b)\n",
+    "a narrowing": b"from torch.distributed import ProcessGroup\ndef f(pg):\n"
+                   b"    if isinstance(pg, ProcessGroup):\n        return pg._allgather_base(a, b)\n",
+    "a narrowing over lines": b"from torch.distributed import ProcessGroup\ndef f(pg):\n"
+                              b"    if isinstance(  # is it one?\n            pg, ProcessGroup):\n"
+                              b"        return pg._allgather_base(a, b)\n",
+    "an annotated attribute": b"from torch.distributed import ProcessGroup\nclass A:\n"
+                              b"    def __init__(self, make):\n        self.pg: ProcessGroup = make()\n"
+                              b"    def go(self):\n        return self.pg._allgather_base(a, b)\n",
+    "a loop over an annotated list": b"from torch.distributed import ProcessGroup\n"
+                                     b"def f(groups: list[ProcessGroup]):\n"
+                                     b"    return [g._allgather_base(a, b) for g in groups]\n",
+    "a base imported under another name": b"from torch.distributed import ProcessGroup as PG\n"
+                                           b"class W(PG):\n    def go(self):\n"
+                                           b"        return self._allgather_base(a, b)\n",
+    "a base bound to a type": b"import torch.distributed as dist\nBase = dist.ProcessGroup\n"
+                              b"class W(Base):\n    def go(self):\n        return self._allgather_base(a, b)\n",
+    "a subclass's getattr on self": b"import torch.distributed as dist\n"
+                                    b"class W(dist.ProcessGroup):\n    def go(self):\n"
+                                    b"        return getattr(self, '_allgather_base')\n",
+    "a cast": b"import typing\nfrom torch.distributed import ProcessGroup\n"
+              b"def f(x):\n    return typing.cast(ProcessGroup, x)._allgather_base(a, b)\n",
+}
+NAMED_UNTYPED = {
+    "self under a base that is not a type": b"import torch.nn as nn\nfrom torch.distributed import DeviceMesh\n"
+                                            b"class Block(nn.Module):\n    def forward(self, x: DeviceMesh):\n"
+                                            b"        return self._cache(x)\n",
+    "a metaclass keyword": b"import abc\nfrom torch.distributed import DeviceMesh\n"
+                           b"class Block(abc.ABC, metaclass=abc.ABCMeta):\n"
+                           b"    def forward(self, x: DeviceMesh):\n        return self._cache(x)\n",
+    "a base defined here": b"from torch.distributed import DeviceMesh\nclass Base:\n    pass\n"
+                           b"class Block(Base):\n    def forward(self, x: DeviceMesh):\n"
+                           b"        return self._cache, self.inner._cache, getattr(self, '_cache')\n",
+    "a parameter it does not annotate": b"import torch\nfrom torch.distributed import DeviceMesh\n"
+                                        b"def f(model, mesh: DeviceMesh):\n    return model._orig_mod\n",
+    "an argument after the first": b"from torch.distributed import DeviceMesh\n"
+                                   b"def f(model, mesh):\n    if isinstance(mesh, DeviceMesh) or f(x, model):\n"
+                                   b"        return model._orig_mod\n",
+}
+
+
+def test_a_named_type_types_what_it_may_annotate_narrow_or_subclass():
+    import dataclasses
+
+    from privlint.checker import Context, check_source
+    from privlint.config import Settings
+
+    catalog = load_catalog()
+    filtered = dataclasses.replace(Context.build(catalog, Settings()), fixable=())
+    unfiltered = Context.build(catalog, Settings(), use_prefilter=False)
+    for name, data in NAMED_TYPED.items():
+        assert TEXT.search(data), name
+        expected = check_source(data, "case.py", unfiltered).findings
+        assert expected, f"{name}: the case should have a finding"
+        assert check_source(data, "case.py", filtered).findings == expected, name
+    for name, data in NAMED_UNTYPED.items():
+        assert not TEXT.search(data), name
+        assert not check_source(data, "case.py", unfiltered).findings, name
