@@ -127,10 +127,12 @@ def _build_arguments(command: argparse.ArgumentParser, torch_help: str) -> None:
                               "the installer's own, e.g. PyPI)")
 
 
-def _display(path: Path) -> str:
-    """The path as users see it: relative to the working directory, links not followed."""
-    prefix = _display_directory(str(path.parent) or ".", os.getcwd())
-    return prefix + path.name if prefix is not None else path.as_posix()
+def _display(path: Path, cwd: str | None = None) -> str:
+    """The path as users see it: relative to the working directory (`cwd`, asked when not
+    given), links not followed. Plain text operations: it is asked once per file checked."""
+    directory, name = os.path.split(os.fspath(path))
+    prefix = _display_directory(directory or ".", cwd or os.getcwd())
+    return prefix + name if prefix is not None else path.as_posix()
 
 
 @functools.lru_cache(maxsize=4096)
@@ -140,11 +142,10 @@ def _display_directory(directory: str, cwd: str) -> str | None:
     thousands of files in a few hundred directories, and the run waits on this part."""
     from privlint.discover import real_directory
 
-    try:
-        relative = real_directory(directory).relative_to(real_directory(cwd)).as_posix()
-    except ValueError:
-        return None
-    return "" if relative == "." else relative + "/"
+    real, base = real_directory(directory).as_posix(), real_directory(cwd).as_posix().rstrip("/") + "/"
+    if real + "/" == base:
+        return ""
+    return real[len(base):] + "/" if real.startswith(base) else None
 
 
 def _load(args: argparse.Namespace, start: Path):
@@ -281,7 +282,8 @@ def _run(args, ctx, files, mode, settings):
 
     progress = Progress(len(files))
     try:
-        return run_files([Job(p, _display(p)) for p in files], ctx, mode, cache, jobs, progress)
+        cwd = os.getcwd()
+        return run_files([Job(p, _display(p, cwd)) for p in files], ctx, mode, cache, jobs, progress)
     finally:
         progress.close()
 

@@ -78,8 +78,22 @@ def real_parent(path: Path) -> Path:
 @functools.lru_cache(maxsize=4096)
 def real_directory(directory: str) -> Path:
     """A directory with its links resolved. Thousands of files share a few hundred
-    directories: each is resolved once per run."""
-    return Path(os.path.realpath(directory))
+    directories: each is resolved once per run, from its parent's answer (one link check
+    for its own name, where os.path.realpath checks every component again)."""
+    absolute = os.path.abspath(directory)
+    if ".." in directory.split(os.sep):  # a link before `..` is followed first: no shortcut
+        return Path(os.path.realpath(directory))
+    return Path(_real(absolute))
+
+
+@functools.lru_cache(maxsize=8192)
+def _real(path: str) -> str:
+    """os.path.realpath of an absolute, normalised path, through its parent's."""
+    parent, name = os.path.split(path)
+    if not name or parent == path:
+        return path
+    joined = os.path.join(_real(parent), name)
+    return os.path.realpath(joined) if os.path.islink(joined) else joined
 
 
 def _relative(path: Path, root: Path) -> str:
@@ -96,13 +110,14 @@ def discover(paths: list[Path], root: Path, exclude: list[str],
     patterns = list(DEFAULT_EXCLUDES) + list(exclude)
     files: list[Path] = []
     missing: list[Missing] = []
-    seen: set[Path] = set()
+    seen: set[str] = set()  # the real paths of the files found, as text
     for given in paths:
         if force_exclude and given.exists() and _excluded_anywhere(given, root, patterns):
             continue
         if given.is_file():
-            if given.resolve() not in seen:
-                seen.add(given.resolve())
+            resolved = str(given.resolve())
+            if resolved not in seen:
+                seen.add(resolved)
                 files.append(given)
             continue
         if not given.is_dir():
@@ -113,7 +128,7 @@ def discover(paths: list[Path], root: Path, exclude: list[str],
     return files, missing
 
 
-def _walk(top: Path, root: Path, patterns: list[str], seen: set[Path],
+def _walk(top: Path, root: Path, patterns: list[str], seen: set[str],
           missing: list[Missing]) -> list[Path]:
     stack = IgnoreStack()
     top = top.resolve()
@@ -124,20 +139,24 @@ def _walk(top: Path, root: Path, patterns: list[str], seen: set[Path],
 
     excludes = _Patterns.of(tuple(patterns))
 
-    def visit(directory: Path) -> None:
-        pushed = stack.enter(directory)
+    root_text = root.as_posix().rstrip("/") + "/"
+
+    # Paths are text here, and a Path is made only for a file found: a corpus has thousands
+    # of entries, and pathlib's parsing of each was most of the walk.
+    def visit(directory: str) -> None:
+        pushed = stack.enter(Path(directory))
         try:
             entries = sorted(os.scandir(directory), key=lambda e: e.name)
         except OSError as exc:
-            missing.append(Missing(directory, f"cannot list directory: {exc.strerror or exc}"))
+            missing.append(Missing(Path(directory), f"cannot list directory: {exc.strerror or exc}"))
             entries = []
-        # The directory is resolved once; its entries are not resolved one by one (a link
-        # among them is, below), which was most of a warm run's time.
-        real = Path(os.path.realpath(directory))
-        try:
-            prefix = real.relative_to(root).as_posix()
-            prefix = "" if prefix == "." else prefix + "/"
-        except ValueError:
+        # Walked from a resolved folder without following links, every folder reached is its
+        # own real path: its entries are not resolved one by one (a link among them is, below).
+        if directory == root_text[:-1]:
+            prefix: str | None = ""
+        elif directory.startswith(root_text):
+            prefix = directory[len(root_text):] + "/"
+        else:
             prefix = None
         for entry in entries:
             name = entry.name
@@ -151,23 +170,22 @@ def _walk(top: Path, root: Path, patterns: list[str], seen: set[Path],
                 if python:
                     missing.append(Missing(Path(entry.path), exc.strerror or str(exc)))
                 continue
-            path = Path(entry.path)
-            relative = prefix + name if prefix is not None else path.as_posix()
-            if excludes.excluded(relative, name) or stack.ignored(path, is_dir):
+            relative = prefix + name if prefix is not None else entry.path
+            if excludes.excluded(relative, name) or stack.ignored(entry.path, is_dir):
                 continue
             link = entry.is_symlink()
-            if python and link and not is_file and not os.path.exists(path):
-                missing.append(Missing(path, "dangling symlink"))
+            if python and link and not is_file and not os.path.exists(entry.path):
+                missing.append(Missing(Path(entry.path), "dangling symlink"))
                 continue
             if is_dir:
-                visit(path)
+                visit(entry.path)
             elif is_file and python:
-                resolved = path.resolve() if link else real / name
+                resolved = os.path.realpath(entry.path) if link else entry.path
                 if resolved not in seen:
                     seen.add(resolved)
-                    found.append(path)
+                    found.append(Path(entry.path))
         if pushed:
             stack.leave()
 
-    visit(top)
+    visit(str(top))
     return found

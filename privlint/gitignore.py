@@ -82,7 +82,8 @@ class IgnoreStack:
     """The .gitignore files in force while walking down from a root."""
 
     def __init__(self) -> None:
-        self._layers: list[tuple[Path, list[_Pattern]]] = []
+        # Each layer: the folder holding the .gitignore, as a string ending in `/`, and its patterns.
+        self._layers: list[tuple[str, list[_Pattern]]] = []
 
     def enter(self, directory: Path) -> bool:
         """Read directory/.gitignore if present; returns True if a layer was pushed."""
@@ -91,19 +92,20 @@ class IgnoreStack:
             text = path.read_text(encoding="utf-8", errors="replace")
         except OSError:
             return False
-        self._layers.append((directory, parse_gitignore(text)))
+        self._layers.append((directory.as_posix().rstrip("/") + "/", parse_gitignore(text)))
         return True
 
     def leave(self) -> None:
         self._layers.pop()
 
-    def ignored(self, path: Path, is_dir: bool) -> bool:
+    def ignored(self, path: str, is_dir: bool) -> bool:
+        """Whether the layers ignore `path`, a POSIX path under the folders they were read in
+        (walked from the same start, so that their text begins with a layer's folder)."""
         verdict = False
         for base, patterns in self._layers:
-            try:
-                relative = path.relative_to(base).as_posix()
-            except ValueError:
+            if not path.startswith(base):
                 continue
+            relative = path[len(base):]
             for pattern in patterns:
                 if pattern.directory_only and not is_dir:
                     continue

@@ -244,3 +244,21 @@ def test_a_check_whose_output_cannot_be_written_says_so(project):
                               stdout=full, stderr=subprocess.PIPE, env=env, timeout=120)
     assert proc.returncode == 2 and b"Traceback" not in proc.stderr
     assert b"privlint: error: cannot write the output" in proc.stderr
+
+
+def test_folders_resolve_as_realpath_does_through_links(tmp_path):
+    # Folders are resolved through their parents' answers (one link check each): the answers
+    # must be os.path.realpath's, through links at any depth, chains of links and `..`.
+    import os
+
+    from privlint.discover import real_directory
+
+    (tmp_path / "a" / "b" / "c").mkdir(parents=True)
+    (tmp_path / "L").symlink_to(tmp_path / "a" / "b", target_is_directory=True)
+    (tmp_path / "M").symlink_to("L", target_is_directory=True)  # relative, to a link
+    (tmp_path / "a" / "up").symlink_to("..", target_is_directory=True)
+    folders = ["a/b/c", "L/c", "M/c", "M", "a/up/a/b", "M/../a", "L/c/..", "a/up/M/c"]
+    for folder in folders:
+        text = str(tmp_path / folder)
+        assert str(real_directory(text)) == os.path.realpath(text), folder
+
