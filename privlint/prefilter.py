@@ -676,19 +676,29 @@ def _cut_short(annotation: bytes | None) -> bool:
 
 
 def _import_clauses(data: bytes):
-    """The clauses of every `import a.b as c, d` statement (not `from ... import`)."""
+    """The clauses of every `import a.b as c, d` statement (not `from ... import`): an
+    `import` where a statement may start, at a line's start (after any indentation; a line
+    continued onto it is one too), or after `;` or a header's `:`."""
     for match in _IMPORT.finditer(data):
-        start = match.start()
-        if start and data[start - 1] in _BEFORE_NAME:
-            continue  # `reimport x`, `a.import`
-        yield from match.group(1).split(b",")
+        j = match.start() - 1
+        while j >= 0 and data[j] in b" \t\x0c":
+            j -= 1
+        if j < 0 or data[j] in b"\n\r;:":
+            yield from match.group(1).split(b",")
+
+
+def _shortest(names) -> tuple[bytes, ...]:
+    """The names none of the others is part of: a text holds one of these exactly when it
+    holds one of all (`DTensorSpec` holds `DTensor`), with fewer scans."""
+    unique = set(names)
+    return tuple(sorted(name for name in unique if not any(other in name for other in unique - {name})))
 
 
 def build(catalog: Catalog) -> TextFilter:
     roots = b"|".join(re.escape(root.encode()) for root in sorted(catalog.roots))
     return TextFilter(
         frozenset(name.encode() for name in catalog.member_names),
-        tuple(sorted({name.rsplit(".", 1)[-1].encode() for name in catalog.type_names})),
+        _shortest(name.rsplit(".", 1)[-1].encode() for name in catalog.type_names),
         # The names after `import`: a parenthesised list (up to its `)`) or the rest of the
         # line with its backslash continuations.
         re.compile(rb"from[\s\\]+(?:" + roots + rb")\b[\w.\s\\]*?\bimport\b"

@@ -179,3 +179,14 @@ def test_a_named_type_types_what_it_may_annotate_narrow_or_subclass():
     for name, data in NAMED_UNTYPED.items():
         assert not TEXT.search(data), name
         assert not check_source(data, "case.py", unfiltered).findings, name
+
+
+def test_a_private_module_import_is_read_where_a_statement_may_start():
+    # `import torch._C` counts where an `import` statement may stand: a line's start (after
+    # indentation or a line continuation), or after `;` or a header's `:`; a comment's is prose.
+    statements = [b"import torch._C\n", b"if True:\n    import torch._C\n", b"if x: import torch._C\n",
+                  b"x = 1; import torch._dynamo\n", b"x = 1; \\\n    import torch._C\n",
+                  b"x = 1; \\\r\n    import torch._C\r\n", b"\x0cimport os, torch._C as C\n"]
+    for data in statements:
+        assert TEXT.search(data), data
+    assert not TEXT.search(b"# import torch._C, a note\nx = 1  # or import torch._C\n")
