@@ -100,7 +100,7 @@ class Origin:
     module: tuple[str, bool] | None = None  # this file's dotted name, and is it a package
 
 
-def _head(node: ast.expr, results: frozenset[str], untyped_callees: set[str]) -> str | ast.Call | None:
+def _head(node: ast.expr, calls: "_Calls") -> str | ast.Call | None:
     """The name a receiver's value comes from: `dist.new_group()` -> `dist`, `self.pg` ->
     `self.pg` (what `self.pg = ...` assigned), `self` -> `self`; None for a literal, or for
     a call the resolver does not type (_untyped_call); the call itself for
@@ -114,7 +114,7 @@ def _head(node: ast.expr, results: frozenset[str], untyped_callees: set[str]) ->
         elif kind is ast.Call:
             if _is_cast(node):
                 return node
-            if _untyped_call(node, results, untyped_callees):
+            if _untyped_call(node, calls):
                 return None
             attribute = None
             node = node.func
@@ -142,23 +142,50 @@ def _target(node: ast.expr) -> str | None:
     return None
 
 
-def _untyped_call(call: ast.Call, results: frozenset[str],
-                  untyped_callees: set[str]) -> bool:
+# The root whose paths the resolver never asks the project about: a call of any other path may
+# be typed by what a project function of that name returns (resolve.py's `_infer_call`).
+_TORCH = "torch"
+
+
+def _untyped_callee(root: str, imported: str, results: frozenset[str]) -> bool:
+    """Whether a name an import of `imported` from catalog root `root` binds is a callee whose
+    call the resolver gives no type: a torch path whose last name no constructor or rule's
+    return has (`from torch.distributed.fsdp import FullyShardedDataParallel`)."""
+    return root == _TORCH and imported not in results
+
+
+@dataclass(frozen=True)
+class _Calls:
+    """What tells, in one file, a call the resolver types from one it does not."""
+
+    results: frozenset[str]  # the callee names whose calls may be typed (GateWords.results)
+    untyped_names: frozenset[str] = frozenset()  # names only torch imports bind, to such callees
+    # Names an import of anything but torch binds: a dotted call through one (`utils.make()`,
+    # `mylib.core.make()`) may be typed by what the project's function of that path returns.
+    path_heads: frozenset[str] = frozenset()
+
+
+def _untyped_call(call: ast.Call, calls: _Calls) -> bool:
     """Whether the resolver gives this call's result no type (resolve.py's `_infer_call`): a
-    call through an attribute whose name is not in `results` (`torch.compile(m)`), or through
-    a name the file binds only by importing, from a catalog root, something whose name is
-    not in `results` (`FSDP(m)` after `from torch.distributed.fsdp import
-    FullyShardedDataParallel as FSDP`): such a callee is a torch path, whose call is typed
-    only by a constructor or a rule's return, and each of those is named in `results`."""
+    call through an attribute whose name is not in `results` (`torch.compile(m)`), unless it
+    is a dotted name from an import of anything but torch; or through a name the file binds
+    only by importing, from torch, something whose name is not in `results` (`FSDP(m)` after
+    `from torch.distributed.fsdp import FullyShardedDataParallel as FSDP`; _untyped_callee).
+    A torch path's call is typed only by a constructor or a rule's return, each in `results`."""
     func = call.func
     kind = type(func)
     if kind is ast.Attribute:
-        return func.attr not in results
-    return kind is ast.Name and func.id in untyped_callees
+        if func.attr in calls.results:
+            return False
+        head = func.value
+        while type(head) is ast.Attribute:
+            head = head.value
+        return not (type(head) is ast.Name and head.id in calls.path_heads)
+    return kind is ast.Name and func.id in calls.untyped_names
 
 
 def _value(node: ast.expr | None, members: frozenset[str], types: frozenset[str],
-           results: frozenset[str], untyped_callees: set[str]) -> set[str]:
+           calls: _Calls) -> set[str]:
     """What a value's binding can come from, as the resolver infers it: the head of a name,
     attribute, call or subscript chain, and a distinctive member read along the chain. A
     call the resolver does not type (_untyped_call) ends the chain."""
@@ -174,7 +201,7 @@ def _value(node: ast.expr | None, members: frozenset[str], types: frozenset[str]
         elif kind is ast.Call:
             if _last_name(node.func) == "cast":  # typing.cast(PG, x): typed by what it names
                 found |= _cast_type(node, types)
-            elif _untyped_call(node, results, untyped_callees):
+            elif _untyped_call(node, calls):
                 return found
             attribute = None
             node = node.func
@@ -384,6 +411,7 @@ def _candidates(tree: ast.Module, words: GateWords, origin: Origin, named: bool)
     # any other way: a call of a name in the first and not the second is untyped.
     imported_callees: set[str] = set()
     bound: set[str] = set()
+    path_heads: set[str] = set()  # names imports of anything but torch bind (_Calls.path_heads)
     todo: list = [tree]
     pop, extend, append = todo.pop, todo.extend, todo.append
     Attribute, Call, Name, AST, Load = ast.Attribute, ast.Call, ast.Name, ast.AST, ast.Load
@@ -416,9 +444,11 @@ def _candidates(tree: ast.Module, words: GateWords, origin: Origin, named: bool)
                             sources.add(_TYPE + alias.asname)  # `import torch.x.ProcessGroup as PG`
                         # `import torch.x.y as z` binds z to torch.x.y; `import torch.x`, torch.
                         imported = parts[-1] if alias.asname else parts[0]
-                        (bound if imported in results else imported_callees).add(local)
+                        (imported_callees if _untyped_callee(parts[0], imported, results) else bound).add(local)
                     else:
                         bound.add(local)
+                    if parts[0] != _TORCH:
+                        path_heads.add(local)
             elif kind is ast.ImportFrom:
                 parts = (node.module or "").split(".")
                 if not node.level and parts[0] in roots:
@@ -430,11 +460,16 @@ def _candidates(tree: ast.Module, words: GateWords, origin: Origin, named: bool)
                         elif is_private(alias.name):
                             definite.update(_span(node))
                         sources.add(alias.asname or alias.name)
-                        (bound if alias.name in results else imported_callees).add(alias.asname or alias.name)
+                        if alias.name != "*":
+                            (imported_callees if _untyped_callee(parts[0], alias.name, results)
+                             else bound).add(alias.asname or alias.name)
+                            if parts[0] != _TORCH:
+                                path_heads.add(alias.asname or alias.name)
                         if alias.name in words.types:  # `from torch.distributed import ProcessGroup as PG`
                             sources.add(_TYPE + (alias.asname or alias.name))
                 else:
                     bound.update(alias.asname or alias.name for alias in node.names)
+                    path_heads.update(alias.asname or alias.name for alias in node.names)
                     module = _absolute(node, origin)
                     if module is not None:  # else: a relative import outside a package
                         for alias in node.names:
@@ -466,7 +501,9 @@ def _candidates(tree: ast.Module, words: GateWords, origin: Origin, named: bool)
             bases.extend(node.bases)
             bound.add(node.name)
         elif kind in _NAMING:
-            bound.add(getattr(node, _NAMING[kind]))  # a parameter, `except E as e`, a match capture
+            named = getattr(node, _NAMING[kind])  # a parameter, `except E as e`, a match capture
+            if named is not None:
+                bound.add(named)
         # The children, inline: a generator per node was a fifth of this walk.
         for name in _FIELDS.get(kind) or _fields(kind):
             value = getattr(node, name, None)
@@ -477,13 +514,13 @@ def _candidates(tree: ast.Module, words: GateWords, origin: Origin, named: bool)
     if not uses:
         return definite
     # A project star import may bind any name: then no callee is known to be torch's alone.
-    untyped_callees = imported_callees - bound if not stars else set()
+    calls = _Calls(results, frozenset(imported_callees - bound) if not stars else frozenset(),
+                   frozenset(path_heads))
     heads: list[tuple[str | ast.Call | None, int]] = [
-        (_head(receiver, results, untyped_callees) if receiver is not None else None, line)
-        for receiver, line in uses]
+        (_head(receiver, calls) if receiver is not None else None, line) for receiver, line in uses]
     if everywhere:
         return definite | {line for head, line in heads if head != "self" or bases}
-    flows = _flows(binders, members, words.types, results, untyped_callees)
+    flows = _flows(binders, members, words.types, calls)
     for at, (head, line) in enumerate(heads):
         if type(head) is ast.Call:  # a cast: typed as its first argument annotates
             key = f"<cast {at}>"
@@ -493,10 +530,15 @@ def _candidates(tree: ast.Module, words: GateWords, origin: Origin, named: bool)
     _add_handed_on(sources, handed, stars, flows, heads, origin, roots, words.types, based)
     held = _fixed_point(sources, flows)
     # `self` is typed by a tracked base class, read as an annotation is (`dist.ProcessGroup`,
-    # an import of it as `PG`, a name a project star import hands on).
-    if based & held:
+    # an import of it as `PG`, a name a project star import hands on); `cls` and `self` are
+    # one name to the heads (`cls._x` is read as `self`'s), so a typed `cls` types it too.
+    if based & held or "cls" in held:
         held.add("self")
-    return definite | {line for head, line in heads if head in held}
+    # A `self` that may be typed as a plain name (`def patch(self: DTensorSpec)`) may type
+    # its attributes too (`self.mesh._x`: the catalog knows a tracked type's attributes).
+    typed_self = "self" in held
+    return definite | {line for head, line in heads
+                       if head in held or (typed_self and type(head) is str and head.startswith("self."))}
 
 
 _BINDERS = frozenset({ast.Assign, ast.AnnAssign, ast.NamedExpr, ast.For, ast.AsyncFor,
@@ -510,7 +552,7 @@ for _kind in ("TypeVar", "ParamSpec", "TypeVarTuple"):  # Python 3.12's type par
 
 
 def _flows(binders: list[ast.AST], members: frozenset[str], types: frozenset[str],
-           results: frozenset[str], untyped_callees: set[str]) -> list[tuple[str, set[str]]]:
+           calls: _Calls) -> list[tuple[str, set[str]]]:
     """(name bound, what its value comes from) for each binding the walk met: read only for
     a file with private uses whose receivers must be followed."""
     flows: list[tuple[str, set[str]]] = []
@@ -519,7 +561,7 @@ def _flows(binders: list[ast.AST], members: frozenset[str], types: frozenset[str
         if kind is ast.Call:  # `isinstance(p, PG)` types `p` where it holds
             flows.append((node.args[0].id, _annotation(node.args[1], types)))
         elif kind is ast.Assign:
-            came = _value(node.value, members, types, results, untyped_callees)
+            came = _value(node.value, members, types, calls)
             kind_of = _type_value(node.value, types)
             for target in node.targets:
                 name = _target(target)
@@ -532,20 +574,20 @@ def _flows(binders: list[ast.AST], members: frozenset[str], types: frozenset[str
             name = _target(node.target)
             if name is not None:
                 flows.append((name, _annotation(node.annotation, types)
-                              | _value(node.value, members, types, results, untyped_callees)))
+                              | _value(node.value, members, types, calls)))
                 flows.append((_TYPE + name, _type_value(node.value, types)))
         elif kind is ast.NamedExpr:
-            flows.append((node.target.id, _value(node.value, members, types, results, untyped_callees)))
+            flows.append((node.target.id, _value(node.value, members, types, calls)))
             flows.append((_TYPE + node.target.id, _type_value(node.value, types)))
         elif kind is ast.For or kind is ast.AsyncFor or kind is ast.comprehension:
             name = _target(node.target)
             if name is not None:
-                flows.append((name, _value(node.iter, members, types, results, untyped_callees)))
+                flows.append((name, _value(node.iter, members, types, calls)))
         else:
             # What a function here returns may be typed (the detector follows its returns).
             came = _annotation(node.returns, types)
             for returned in returns_in(node.body):
-                came |= _value(returned.value, members, types, results, untyped_callees)
+                came |= _value(returned.value, members, types, calls)
             if came:
                 flows.append((node.name, came))
             arguments = node.args

@@ -3,14 +3,16 @@
 A finding sits where the code writes a private name (detect.py), on a receiver the detector
 can type. Without parsing, a file may hold one only if its bytes have one of:
 
-- a tracked type's short name (`DeviceMesh`: a receiver annotated with it, and `self` in a
-  subclass, may be typed);
-- a private attribute (`x._y`, `f()._y`, `a.b._y`) other than directly on `self` or `cls`
-  (which only a tracked base class, so a type's name, can type), or one a member rule covers
-  (`self._flatten`: flagged on any receiver);
-- `getattr(x, "_y")` on something other than `self` or `cls`, or with a member name;
+- a private attribute (`x._y`, `f()._y`, `a.b._y`) on a receiver the text may type, or one a
+  member rule covers (`self._flatten`: flagged on any receiver);
+- `getattr(x, "_y")` on such a receiver, or with a member name;
 - a private name imported from a catalog root (`from torch.distributed import _x`), or a
   star import from one.
+
+`self` and `cls` are typed by a class's tracked base, or as plain names the file binds. A
+tracked type's short name (`DeviceMesh`) in the text lets its name type more: what it may
+annotate (`mesh: DeviceMesh`) or narrow (`isinstance(mesh, DeviceMesh)`), `self` under a base
+that may be one, and anything at all after a cast or a star import.
 
 A receiver's head name is followed to what the file binds it to; a name another module hands
 on (`from .utils import dist`) counts when the project index says that module binds it to a
@@ -56,10 +58,16 @@ _BEFORE_NAME = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0
 _WORD_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") \
     | frozenset(range(128, 256))
 _SPACE = frozenset(b" \t\n\r\x0c\\")  # a form feed and a carriage return are space to CPython
-# `class Name(`: the opening of a base list; a name chain in it (`torch.distributed.ProcessGroup`).
-_CLASS_OPEN = re.compile(rb"(?<![\w.])class[\s\\]+[A-Za-z_\x80-\xff][\w\x80-\xff]*[\s\\]*\(")
+# `class Name`, and what may stand before its base list; a name chain in the base list
+# (`torch.distributed.ProcessGroup`).
+_CLASS_NAME = re.compile(rb"(?<![\w.])class[\s\\]+[A-Za-z_\x80-\xff][\w\x80-\xff]*[\s\\]*")
 _CHAIN = re.compile(rb"(?<![\w.])[A-Za-z_\x80-\xff][\w\x80-\xff]*(?:[\s\\]*\.[\s\\]*[A-Za-z_\x80-\xff][\w\x80-\xff]*)*")
 _CLOSERS, _OPENERS = frozenset(b")]"), frozenset(b"([")
+# `self` and `cls` as plain names: bound by a `:`, `=` or `:=` after them (each pattern starts
+# with its literal, so the engine finds starts at C speed), or after `for`, `as`, `isinstance(`.
+_BINDING_TAILS = {name: re.compile(name + rb"(?:[\s\\]|#[^\n]*+)*+(?::|=(?!=))") for name in (b"self", b"cls")}
+_BINDING_HEADS = {name: re.compile(rb"(?:for|as|isinstance[\s\\]*\()[\s\\(]*" + name + rb"(?![\w\x80-\xff])")
+                  for name in (b"self", b"cls")}
 
 # `from <module> import`: the module's dots and names may have spaces and line continuations
 # between them (`from . utils import x`), and names may be non-ASCII (their bytes are >= 0x80).
@@ -157,15 +165,16 @@ class _Values:
         # and `self` under a base that may be one, may then be typed. Empty otherwise.
         self.types = types
         self._self_typed: bool | None = None
+        self._self_value: bool | None = None
         self.asked = 0
         self._imports: dict[bytes, list[tuple[bytes, bytes | None]]] | None = None
         self._sources: dict[bytes, tuple[str, ProjectIndex | None, str]] = {}
 
     def typed_name(self, name: bytes, seen: set[bytes] | None = None) -> bool:
-        """Whether the file may give `name` a value the detector types. Types themselves need
-        their name in the text (checked first, in `search`), so only values count: an import
-        (`from .utils import dist`, `import torch.distributed as dist`), a `def` (its returns),
-        a walrus, or an assignment or a loop whose value or iterable is not plainly untyped."""
+        """Whether the file may give `name` a value the detector types: an import (`from .utils
+        import dist`, `import torch.distributed as dist`), a `def` (its returns), a walrus, or
+        an assignment or a loop whose value or iterable is not plainly untyped; in a file that
+        names a tracked type, also an annotation or an `isinstance` of it."""
         seen = set() if seen is None else seen
         if name in seen:
             return False
@@ -190,10 +199,22 @@ class _Values:
         self.asked += 1
         if self.asked > self.LIMIT:
             return True
-        if self.types and (self.self_typed() or _annotated(self.data, attribute, on_self=True)):
+        if self.self_may_be_typed() or (self.types and _annotated(self.data, attribute, on_self=True)):
             return True
         return any(value is None or cut or self.typed_value(value, seen)
                    for value, cut in _self_bindings(self.data, attribute))
+
+    def self_may_be_typed(self) -> bool:
+        """Whether `self` (or `cls`) may hold a tracked value: in a class whose base may be a
+        tracked type (self_typed), or as a plain name the file binds, annotates or narrows
+        (`def patch(self: ProcessGroup)`, `self = dist.new_group()`), which the resolver reads
+        as any other name's."""
+        if self._self_value is None:
+            self._self_value = True  # asked again while this is worked out: "maybe"
+            self._self_value = self.self_typed() or (
+                any(_bound_as_name(self.data, name) for name in (b"self", b"cls"))
+                and (self.typed_name(b"self") or self.typed_name(b"cls")))
+        return self._self_value
 
     def self_typed(self) -> bool:
         """Whether, in a file that names a tracked type, a class's base may be one, so that
@@ -422,7 +443,7 @@ class TextFilter:
                     on_self = True
             elif head and (head != b"super" or first is not None):
                 heads.add(head)
-        return (on_self and values.self_typed()) or any(values.typed_name(head) for head in heads) \
+        return (on_self and values.self_may_be_typed()) or any(values.typed_name(head) for head in heads) \
             or any(values.typed_attribute(attribute) for attribute in attributes)
 
     def _typed_getattr(self, data: bytes, origin: "Callable[[], Origin] | None", named: bool) -> bool:
@@ -449,7 +470,7 @@ class TextFilter:
             if head is None:
                 return True  # `getattr(f(), "_y")`: a receiver the text does not show
             if head in (b"self", b"cls"):
-                if values.typed_attribute(first) if first else values.self_typed():
+                if values.typed_attribute(first) if first else values.self_may_be_typed():
                     return True
             elif values.typed_name(head):
                 return True
@@ -476,11 +497,11 @@ def _annotated(data: bytes, name: bytes, on_self: bool = False) -> bool:
     for start, end in _whole_names(data, name):
         if on_self:
             j = start - 1
-            while j >= 0 and data[j] in b" \t":
+            while j >= 0 and data[j] in _SPACE:
                 j -= 1
             if j < 0 or data[j] != 46:  # `.`
                 continue
-            while j > 0 and data[j - 1] in b" \t":
+            while j > 0 and data[j - 1] in _SPACE:
                 j -= 1
             if not (data.endswith(b"self", 0, j) or data.endswith(b"cls", 0, j)):
                 continue
@@ -494,49 +515,71 @@ def _annotated(data: bytes, name: bytes, on_self: bool = False) -> bool:
 
 def _narrowed(data: bytes, name: bytes) -> bool:
     """Whether `name` stands as the first argument of an `isinstance(`, which narrows it to the
-    type named after it. Between the bracket and the name only space may stand; a comment on
-    the lines crossed makes the text unsure, which counts as narrowed."""
+    type named after it. Between them only space and brackets may stand (`isinstance((pg), T)`);
+    a comment on the lines crossed makes the text unsure, which counts as narrowed."""
     for start, end in _whole_names(data, name):
         comma = _after_gap(data, end)
+        while comma < len(data) and data[comma] == 41:  # `)`: `isinstance((pg), T)`
+            comma = _after_gap(data, comma + 1)
         if comma >= len(data) or data[comma] != 44:  # `,`
             continue
-        j = start - 1
-        while j >= 0 and data[j] in _SPACE:
+        j, opened = start - 1, False
+        while j >= 0 and (data[j] in _SPACE or data[j] == 40):  # space and `(`
+            opened = opened or data[j] == 40
             j -= 1
-        if j < 0 or data[j] != 40:  # `(`
-            if data.find(b"#", data.rfind(b"\n", 0, j + 1) + 1, start) >= 0:
-                return True  # `isinstance(  # a note` above the name
-            continue
-        j -= 1
-        while j >= 0 and data[j] in b" \t":
-            j -= 1
-        if data.endswith(b"isinstance", 0, j + 1):
+        if opened and data.endswith(b"isinstance", 0, j + 1):
             return True
+        if data.find(b"#", data.rfind(b"\n", 0, j + 1) + 1, start) >= 0:
+            return True  # `isinstance(  # a note` above the name: the text cannot tell
     return False
+
+
+def _bound_as_name(data: bytes, name: bytes) -> bool:
+    """Whether the text may bind, annotate or narrow `name` itself (`self: T`, `self = v`,
+    `self := v`, `for self in`, `as self`, `isinstance(self, T)`), not one of its attributes."""
+    return any(start == 0 or data[start - 1] not in _BEFORE_NAME for start in
+               (match.start() for match in _BINDING_TAILS[name].finditer(data))) \
+        or _BINDING_HEADS[name].search(data) is not None
 
 
 def _renamed(data: bytes, name: bytes) -> bool:
     """Whether an import binds `name` under it (`import a as name`, `from a import b as name`)."""
-    return any(_follows(data, start, b" \t\\\n", b"as") for start, _ in _whole_names(data, name))
+    return any(_follows(data, start, _SPACE, b"as") for start, _ in _whole_names(data, name))
 
 
 def _class_bases(data: bytes):
-    """The text inside the brackets after each `class Name` (None when a quote or a comment
-    inside them makes the text unsure where they end)."""
-    for match in _CLASS_OPEN.finditer(data):
-        depth, j = 1, match.end()
-        while j < len(data) and depth:
-            byte = data[j]
-            if byte in b"([{":
-                depth += 1
-            elif byte in b")]}":
-                depth -= 1
-            elif byte in b"\"'#":
+    """The text inside the brackets after each `class Name` or `class Name[T]` (None when a
+    quote or a comment inside them makes the text unsure where they end)."""
+    for match in _CLASS_NAME.finditer(data):
+        at = match.end()
+        if data[at:at + 1] == b"[":  # type parameters (Python 3.12)
+            end = _bracket_end(data, at + 1)
+            if end is None:
                 yield None
-                break
-            j += 1
-        else:
-            yield data[match.end():j - 1]
+                continue
+            at = _after_gap(data, end)
+        if data[at:at + 1] != b"(":
+            continue
+        end = _bracket_end(data, at + 1)
+        yield None if end is None else data[at + 1:end - 1]
+
+
+def _bracket_end(data: bytes, at: int) -> int | None:
+    """Just past the bracket that closes the one opened before `at`; None when a quote or a
+    comment inside makes the text unsure, or none closes it."""
+    depth = 1
+    while at < len(data):
+        byte = data[at]
+        if byte in b"([{":
+            depth += 1
+        elif byte in b")]}":
+            depth -= 1
+            if not depth:
+                return at + 1
+        elif byte in b"\"'#":
+            return None
+        at += 1
+    return None
 
 
 def _code_before(data: bytes, at: int) -> int | None:

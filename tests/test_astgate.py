@@ -274,6 +274,18 @@ MUST_PASS = {
         pg = make()
         pg._allgather_base(a, b)
     """,
+    # Found in review: `cls` annotated is read as `self` is; an attribute of a `self`
+    # annotated outside a class is a candidate line.
+    "an annotated cls": """
+        from torch.distributed import ProcessGroup
+        def f(cls: ProcessGroup):
+            return cls._foo()
+    """,
+    "an attribute of an annotated self outside a class": """
+        from torch.distributed.tensor import DTensor
+        def f(self: DTensor):
+            return self.device_mesh._foo()
+    """,
     "a typed torch callee called by its name": """
         from torch.distributed import new_group
         new_group()._allgather_base(a, b)

@@ -143,6 +143,26 @@ NAMED_TYPED = {
                                     b"        return getattr(self, '_allgather_base')\n",
     "a cast": b"import typing\nfrom torch.distributed import ProcessGroup\n"
               b"def f(x):\n    return typing.cast(ProcessGroup, x)._allgather_base(a, b)\n",
+    # Found in review: `self` outside a class is a name as any other; narrowing through
+    # brackets and a continuation; a base list after type parameters; `as` before a CRLF.
+    "self annotated outside a class": b"from torch.distributed import ProcessGroup\n"
+                                      b"def patched(self: ProcessGroup):\n    return self._foo()\n",
+    "self narrowed outside a class": b"from torch.distributed import ProcessGroup\n"
+                                     b"if isinstance(self, ProcessGroup):\n    self._foo()\n",
+    "getattr on an annotated self": b"from torch.distributed import ProcessGroup\n"
+                                    b"def patched(self: ProcessGroup):\n    return getattr(self, '_foo')\n",
+    "a bracketed isinstance argument": b"from torch.distributed import ProcessGroup\ndef f(pg):\n"
+                                       b"    if isinstance((pg), ProcessGroup):\n        pg._foo()\n",
+    "isinstance continued on the next line": b"from torch.distributed import ProcessGroup\ndef f(pg):\n"
+                                             b"    if isinstance \\\n            (pg, ProcessGroup):\n"
+                                             b"        pg._foo()\n",
+    "type parameters before the base list": b"from torch.distributed import ProcessGroup\n"
+                                            b"class W[T](ProcessGroup):\n    def go(self):\n"
+                                            b"        return self._foo()\n",
+    "a renaming import over CRLF lines": b"from torch.distributed import (ProcessGroup as\r\n    PG)\r\n"
+                                         b"class W(PG):\r\n    def go(self):\r\n        return self._foo()\r\n",
+    # Without a type's name too: `self` assigned a typed value.
+    "self assigned outside a class": b"import torch.distributed as dist\nself = dist.new_group()\nself._foo()\n",
 }
 NAMED_UNTYPED = {
     "self under a base that is not a type": b"import torch.nn as nn\nfrom torch.distributed import DeviceMesh\n"

@@ -204,3 +204,23 @@ def test_module_names_follow_packages_and_links(tmp_path):
     # A link is named from where it points, a linked folder from the folder it is.
     assert module_name(tmp_path / "link.py") == ("pkg.sub.mod", False)
     assert module_name(tmp_path / "alias" / "sub" / "mod.py") == ("pkg.sub.mod", False)
+
+
+
+def test_calls_through_another_root_are_typed_by_the_project(project):
+    # A catalog root of the project's own (extend-rules): a call of a path under it is typed
+    # by what the project's function returns, by its name or through its module.
+    write(project, "myrules.toml", '[[rule]]\ncode = "PRV991"\nname = "mylib-private"\nkind = "module"\n'
+                                   'api = "mylib._impl"\nmessage = "A private module of mylib."\n'
+                                   "invalid = ['import mylib._impl  # expect: PRV991']\n")
+    (project / "pyproject.toml").write_text('[project]\nname = "x"\ndependencies = ["torch>=2.4"]\n'
+                                            '[tool.privlint]\nextend-rules = ["myrules.toml"]\n')
+    write(project, "mylib/__init__.py", "")
+    write(project, "mylib/core.py", "from torch.distributed.device_mesh import DeviceMesh\n\n"
+                                    "def make() -> DeviceMesh:\n    ...\n")
+    write(project, "by_name.py", "from mylib.core import make\n\nmesh = make()\nmesh._foo()\n")
+    write(project, "by_module.py", "from mylib import core\n\nmesh = core.make()\nmesh._foo()\n")
+    filtered = run_privlint("check", "--format", "json", "--no-cache", cwd=project)
+    unfiltered = run_privlint("check", "--format", "json", "--no-cache", "--no-prefilter", cwd=project)
+    assert sorted((f["path"], f["line"]) for f in unfiltered.findings) == [("by_module.py", 4), ("by_name.py", 4)]
+    assert filtered.json == unfiltered.json
