@@ -63,6 +63,7 @@ _SPACE = frozenset(b" \t\n\r\x0c\\")  # a form feed and a carriage return are sp
 _CLASS_NAME = re.compile(rb"(?<![\w.])class[\s\\]+[A-Za-z_\x80-\xff][\w\x80-\xff]*[\s\\]*")
 _CHAIN = re.compile(rb"(?<![\w.])[A-Za-z_\x80-\xff][\w\x80-\xff]*(?:[\s\\]*\.[\s\\]*[A-Za-z_\x80-\xff][\w\x80-\xff]*)*")
 _CLOSERS, _OPENERS = frozenset(b")]"), frozenset(b"([")
+_CAST_CALL = re.compile(rb"cast(?:[\s\\]|#[^\n]*+)*+\(")
 # `self` and `cls` as plain names: bound by a `:`, `=` or `:=` after them (each pattern starts
 # with its literal, so the engine finds starts at C speed), or after `for`, `as`, `isinstance(`.
 _BINDING_TAILS = {name: re.compile(name + rb"(?:[\s\\]|#[^\n]*+)*+(?::|=(?!=))") for name in (b"self", b"cls")}
@@ -90,7 +91,8 @@ _KEYWORDS = frozenset(b"and assert await del elif else for from if in is lambda 
 def _receiver(data: bytes, dot: int) -> tuple[bytes, bytes | None] | None:
     """The head name of the receiver before the `.` at `dot`, and the attribute after it when
     the head is `self` (`self.pg.inner._x` -> (b"self", b"pg"); `f(a)._x` -> (b"f", None)).
-    None when the text does not say (a string, a bracket holding quotes, an odd shape)."""
+    None when the text does not say (a string, a bracket holding a string the text cannot
+    skip, an odd shape)."""
     j = dot - 1
     while j >= 0 and data[j] in _SPACE:
         j -= 1
@@ -108,8 +110,12 @@ def _receiver(data: bytes, dot: int) -> tuple[bytes, bytes | None] | None:
                     depth -= 1
                     if depth == 0:
                         break
-                elif data[k] in b"\"'#":
-                    return None  # brackets inside strings or comments would mislead the count
+                elif data[k] in b"\"'":
+                    k = _string_start(data, k)  # `d["key"]._x`: the string, skipped whole
+                    if k is None:
+                        return None  # brackets inside strings would mislead the count
+                elif data[k] == 35:  # `#`
+                    return None  # brackets inside comments would mislead the count
                 k -= 1
             if k < 0:
                 return None
@@ -250,7 +256,7 @@ class _Values:
         value = value.strip()
         if not value or value[:1] in _LITERAL_STARTS or value.split(b"#")[0].strip() in _CONSTANTS:
             return False
-        if b"cast" in value:
+        if _casts(value):
             return True  # a cast is typed by its first argument
         head = _HEAD.match(value)
         if head is None or head.group(1) in _VALUE_KEYWORDS:
@@ -374,7 +380,7 @@ class TextFilter:
         # `isinstance`, a base class (`self`), a cast. (Substrings: `DTensorSpec` also says
         # `DTensor`, which only lets more by.)
         named = bool(accesses or private_string) and any(name in data for name in self.types)
-        if named and (b"cast" in data or _STAR_IMPORT.search(data)):
+        if named and (_casts(data) or _STAR_IMPORT.search(data)):
             return True  # a cast, or a name a star import may bind, types what the text cannot follow
         if accesses:
             if any(_code_dot(data, match.start()) for match in _DOTTED_SELF.finditer(data)):
@@ -432,6 +438,8 @@ class TextFilter:
             if data[dot - 4:dot] == b"self" and (dot < 5 or data[dot - 5] not in _BEFORE_NAME):
                 on_self = True  # the common `self._x`: typed only by a tracked base
                 continue
+            if _in_comment(data, dot):
+                continue  # `# (see model.py).` above `_TABLE = {`: prose
             found = _receiver(data, dot)
             if found is None:
                 return True
@@ -534,6 +542,13 @@ def _narrowed(data: bytes, name: bytes) -> bool:
     return False
 
 
+def _casts(data: bytes) -> bool:
+    """Whether the text may call a `cast` (`typing.cast(PG, x)`, `cast(PG, x)`): the word `cast`
+    (not `broadcast`, `autocast`), then a bracket."""
+    return any(match.start() == 0 or data[match.start() - 1] not in _WORD_BYTES
+               for match in _CAST_CALL.finditer(data))
+
+
 def _bound_as_name(data: bytes, name: bytes) -> bool:
     """Whether the text may bind, annotate or narrow `name` itself (`self: T`, `self = v`,
     `self := v`, `for self in`, `as self`, `isinstance(self, T)`), not one of its attributes."""
@@ -582,11 +597,33 @@ def _bracket_end(data: bytes, at: int) -> int | None:
     return None
 
 
+def _string_start(data: bytes, end: int) -> int | None:
+    """Where the one-line string literal whose closing quote is at `end` opens (`"key"`,
+    `'it\\'s'` is not read): None when the text cannot tell (an escaped quote, a quote that
+    opens nothing on its line, a triple quote)."""
+    quote = data[end]
+    if end and data[end - 1] == 92:  # `\`: an escaped quote, not a closing one
+        return None
+    start = data.rfind(bytes([quote]), data.rfind(b"\n", 0, end) + 1, end)
+    if start < 0 or (start and data[start - 1] in (92, quote)) or data[start + 1:end].count(bytes([92])):
+        return None
+    return start
+
+
+def _in_comment(data: bytes, dot: int) -> bool:
+    """Whether a dot stands in a comment: after a `#` on its line, with no quote on the line
+    before the dot (which might open or close a string around the `#`)."""
+    line_start = data.rfind(b"\n", 0, dot) + 1
+    return data.find(b"#", line_start, dot) >= 0 and data.find(b"'", line_start, dot) < 0 \
+        and data.find(b'"', line_start, dot) < 0
+
+
 def _code_before(data: bytes, at: int) -> int | None:
     """Where the last byte before `at` stands that is not space, a line continuation or, on the
     lines above, a comment (-1 if none): `# Reset the state.` above `State._reset()` does not
-    make `State` an attribute of what the comment's dot ends. None when a line above holds a
-    `#` and a quote: which of them opens a string the text cannot say."""
+    make `State` an attribute of what the comment's dot ends. A line that starts with `#` is a
+    comment whatever it holds; None when a line above holds code, a `#` and a quote: which of
+    them opens a string the text cannot say."""
     j = at - 1
     while j >= 0 and data[j] in _SPACE:
         j -= 1
@@ -595,8 +632,9 @@ def _code_before(data: bytes, at: int) -> int | None:
         hash_at = data.find(b"#", line_start, j + 1)
         if hash_at < 0:
             return j
-        if data.find(b"'", line_start, j + 1) >= 0 or data.find(b'"', line_start, j + 1) >= 0:
-            return None
+        if data[line_start:hash_at].strip(b" \t\x0c") and (
+                data.find(b"'", line_start, j + 1) >= 0 or data.find(b'"', line_start, j + 1) >= 0):
+            return None  # code before the `#`, and a quote: whose string the `#` is in is unclear
         at, j = hash_at, hash_at - 1
         while j >= 0 and data[j] in _SPACE:
             j -= 1

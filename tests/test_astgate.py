@@ -424,7 +424,9 @@ USES = ["{n}._get_default_group()", "{n}._all_gather_base(a, b)", "{n}._C._host_
         "f({n})._world", "'{n}'._world", "# a sentence that ends.\n{n}._world",
         "y = ({n}  # a comment about foo\n     ._world)",
         "y = ({n}.  # it's a note\n     distributed_c10d._get_default_group())",
-        "y = ({n}.  # a note\n     distributed_c10d._get_default_group())"]
+        "y = ({n}.  # a note\n     distributed_c10d._get_default_group())",
+        "# it's a note, with a quote.\n{n}._world", "{n}.new_group(backend='gloo')._world",
+        "{n}['k'][\"j\"]._world", "f({n}, '(')._world"]
 FORMS = ["{t} = {v}", "{t}: object = {v}", "if ({t} := {v}):\n    pass", "{t}, other = {v}, 1",
          "for {t} in {v}:\n    pass", "with {v} as {t}:\n    pass", "self.{t} = {v}",
          "{t} = None", "f({t}={v})", "def {t}():\n    return {v}",

@@ -210,3 +210,31 @@ def test_a_private_module_import_is_read_where_a_statement_may_start():
     for data in statements:
         assert TEXT.search(data), data
     assert not TEXT.search(b"# import torch._C, a note\nx = 1  # or import torch._C\n")
+
+
+def test_comments_and_strings_around_a_receiver_are_read():
+    # A comment's sentence ending before a private name on the next line is prose; a string
+    # inside a call or a subscript, or a comment with a quote on the line above, leaves the
+    # receiver readable (each once made the text unsure, and passed the file on).
+    untyped = {
+        "a comment's full stop": b"import torch\n# Architecture -> (module, class).\n_MODELS = {'a': 1}\n",
+        "a subscript by a string": b"import torch\ndef f(data):\n    data['position_ids']._ragged_idx = 2\n",
+        "a comment with a quote above": b"import torch\ndef f(pipeline):\n    # it's the scale\n"
+                                        b"    pipeline._guidance_scale = 0\n",
+        "a call with a string": b"import torch\ndef f(processor):\n"
+                                b"    return getattr(processor, 'tokenizer', processor)._tokenizer\n",
+    }
+    for name, data in untyped.items():
+        assert not TEXT.search(data), name
+    typed = {
+        "a typed call with a string": b"import torch.distributed as dist\n"
+                                      b"dist.new_group(backend='gloo')._allgather_base(a, b)\n",
+        "a string holding a bracket": b"import torch.distributed as dist\n"
+                                      b"dist.new_group(backend=')')._allgather_base(a, b)\n",
+        "a code line with a quote and a comment above": b"import torch.distributed as dist\n"
+                                                        b"x = (f('a') .  # it's\n     dist._world)\n",
+        "a quote before the comment's sign": b"import torch.distributed as dist\n"
+                                             b"x = dist.new_group('#')  ._world\n",
+    }
+    for name, data in typed.items():
+        assert TEXT.search(data), name
