@@ -60,14 +60,15 @@ _WORD_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ01
 _SPACE = frozenset(b" \t\n\r\x0c\\")  # a form feed and a carriage return are space to CPython
 # `class Name`, and what may stand before its base list; a name chain in the base list
 # (`torch.distributed.ProcessGroup`).
-_CLASS_NAME = re.compile(rb"(?<![\w.])class[\s\\]+[A-Za-z_\x80-\xff][\w\x80-\xff]*[\s\\]*")
+_CLASS_NAME = re.compile(rb"class[\s\\]+[A-Za-z_\x80-\xff][\w\x80-\xff]*[\s\\]*")
 _CHAIN = re.compile(rb"(?<![\w.])[A-Za-z_\x80-\xff][\w\x80-\xff]*(?:[\s\\]*\.[\s\\]*[A-Za-z_\x80-\xff][\w\x80-\xff]*)*")
 _CLOSERS, _OPENERS = frozenset(b")]"), frozenset(b"([")
 _CAST_CALL = re.compile(rb"cast(?:[\s\\]|#[^\n]*+)*+\(")
 # `self` and `cls` as plain names: bound by a `:`, `=` or `:=` after them (each pattern starts
 # with its literal, so the engine finds starts at C speed), or after `for`, `as`, `isinstance(`.
 _BINDING_TAILS = {name: re.compile(name + rb"(?:[\s\\]|#[^\n]*+)*+(?::|=(?!=))") for name in (b"self", b"cls")}
-_BINDING_HEADS = {name: re.compile(rb"(?:for|as|isinstance[\s\\]*\()[\s\\(]*" + name + rb"(?![\w\x80-\xff])")
+_BINDING_HEADS = {name: tuple(re.compile(head + rb"[\s\\(]*" + name + rb"(?![\w\x80-\xff])")
+                              for head in (rb"for", rb"as", rb"isinstance[\s\\]*\("))
                   for name in (b"self", b"cls")}
 
 # `from <module> import`: the module's dots and names may have spaces and line continuations
@@ -211,15 +212,17 @@ class _Values:
                    for value, cut in _self_bindings(self.data, attribute))
 
     def self_may_be_typed(self) -> bool:
-        """Whether `self` (or `cls`) may hold a tracked value: in a class whose base may be a
-        tracked type (self_typed), or as a plain name the file binds, annotates or narrows
-        (`def patch(self: ProcessGroup)`, `self = dist.new_group()`), which the resolver reads
-        as any other name's."""
+        """Whether, in a file that names a tracked type, `self` (or `cls`) may hold a tracked
+        value: in a class whose base may be a tracked type (self_typed), or as a plain name the
+        file binds, annotates or narrows (`def patch(self: ProcessGroup)`), which the resolver
+        reads as any other name's. **Decision:** in a file that names no tracked type, `self`
+        bound as a plain name to a typed value (`self = dist.new_group()`) is not looked for:
+        each look is a scan of the file, for code nobody writes (bench/RESULTS.md)."""
         if self._self_value is None:
             self._self_value = True  # asked again while this is worked out: "maybe"
-            self._self_value = self.self_typed() or (
+            self._self_value = bool(self.types) and (self.self_typed() or (
                 any(_bound_as_name(self.data, name) for name in (b"self", b"cls"))
-                and (self.typed_name(b"self") or self.typed_name(b"cls")))
+                and (self.typed_name(b"self") or self.typed_name(b"cls"))))
         return self._self_value
 
     def self_typed(self) -> bool:
@@ -554,7 +557,7 @@ def _bound_as_name(data: bytes, name: bytes) -> bool:
     `self := v`, `for self in`, `as self`, `isinstance(self, T)`), not one of its attributes."""
     return any(start == 0 or data[start - 1] not in _BEFORE_NAME for start in
                (match.start() for match in _BINDING_TAILS[name].finditer(data))) \
-        or _BINDING_HEADS[name].search(data) is not None
+        or any(pattern.search(data) is not None for pattern in _BINDING_HEADS[name])
 
 
 def _renamed(data: bytes, name: bytes) -> bool:
@@ -566,6 +569,8 @@ def _class_bases(data: bytes):
     """The text inside the brackets after each `class Name` or `class Name[T]` (None when a
     quote or a comment inside them makes the text unsure where they end)."""
     for match in _CLASS_NAME.finditer(data):
+        if match.start() and data[match.start() - 1] in _BEFORE_NAME:
+            continue  # `subclass X(`, `a.class`: not the keyword
         at = match.end()
         if data[at:at + 1] == b"[":  # type parameters (Python 3.12)
             end = _bracket_end(data, at + 1)

@@ -161,8 +161,6 @@ NAMED_TYPED = {
                                             b"        return self._foo()\n",
     "a renaming import over CRLF lines": b"from torch.distributed import (ProcessGroup as\r\n    PG)\r\n"
                                          b"class W(PG):\r\n    def go(self):\r\n        return self._foo()\r\n",
-    # Without a type's name too: `self` assigned a typed value.
-    "self assigned outside a class": b"import torch.distributed as dist\nself = dist.new_group()\nself._foo()\n",
 }
 NAMED_UNTYPED = {
     "self under a base that is not a type": b"import torch.nn as nn\nfrom torch.distributed import DeviceMesh\n"
