@@ -20,7 +20,9 @@ torch path or a function returning a tracked type, as the gate and the detector 
 name from any other module, `from transformers import logging`, types nothing).
 
 Regular expressions at C speed answer each; astgate.py then reads what passes with CPython's
-parser. Comments and strings are not told apart from code: that only lets more through.
+parser. Comments and strings are told apart from code only where the text is sure (a one-line
+string in a bracket, a comment with no quote before its dot); anywhere else they are read as
+code, which only lets more through.
 """
 
 from __future__ import annotations
@@ -63,20 +65,24 @@ _SPACE = frozenset(b" \t\n\r\x0c\\")  # a form feed and a carriage return are sp
 _CLASS_NAME = re.compile(rb"class[\s\\]+[A-Za-z_\x80-\xff][\w\x80-\xff]*[\s\\]*")
 _CHAIN = re.compile(rb"(?<![\w.])[A-Za-z_\x80-\xff][\w\x80-\xff]*(?:[\s\\]*\.[\s\\]*[A-Za-z_\x80-\xff][\w\x80-\xff]*)*")
 _CLOSERS, _OPENERS = frozenset(b")]"), frozenset(b"([")
+_FSTRING_OPEN = re.compile(rb"[fF][rRbB]?[\"']|[rRbB][fF][\"']")  # (`"half"` says it too: only more unsure)
 _CAST_CALL = re.compile(rb"cast(?:[\s\\]|#[^\n]*+)*+\(")
-# `self` and `cls` as plain names: bound by a `:`, `=` or `:=` after them (each pattern starts
-# with its literal, so the engine finds starts at C speed), or after `for`, `as`, `isinstance(`.
-_BINDING_TAILS = {name: re.compile(name + rb"(?:[\s\\]|#[^\n]*+)*+(?::|=(?!=))") for name in (b"self", b"cls")}
-_BINDING_HEADS = {name: tuple(re.compile(head + rb"[\s\\(]*" + name + rb"(?![\w\x80-\xff])")
-                              for head in (rb"for", rb"as", rb"isinstance[\s\\]*\("))
+# `self` and `cls` as plain names: bound by a `:`, `=`, `:=` or ` in` after them (each pattern
+# starts with its literal, so the engine finds starts at C speed), by an import's `as`, or
+# narrowed after `isinstance(`.
+_BINDING_TAILS = {name: re.compile(name + rb"(?:(?:[\s\\]|#[^\n]*+)*+(?::|=(?!=)|in(?![\w\x80-\xff]))"
+                                          rb"|[\s\\)]*+=(?!=))")  # `(self) = v`, not `def f(self):`
                   for name in (b"self", b"cls")}
+_AS_SELF = re.compile(rb"as[\s\\]+(?:self|cls)(?![\w\x80-\xff])")
+_NARROWS = {name: re.compile(rb"isinstance[\s\\]*\((?:[\s\\(]|#[^\n]*+)*+" + name + rb"(?![\w\x80-\xff])")
+            for name in (b"self", b"cls")}
 
 # `from <module> import`: the module's dots and names may have spaces and line continuations
 # between them (`from . utils import x`), and names may be non-ASCII (their bytes are >= 0x80).
 _FROM_IMPORT = re.compile(rb"from[\s\\]+((?:\.[\s\\]*)*+(?:[\w\x80-\xff]++(?:[\s\\]*\.[\s\\]*[\w\x80-\xff]++)*+)?)"
                           rb"[\s\\]*import\b"
                           rb"((?:[ \t]*\((?:[^)#]|#[^\n]*+)*+\)?)|(?:[^\n\\]|\\[\s\S])*+)")
-_IMPORT = re.compile(rb"import[ \t]+((?:[^\n\\;#]|\\[\s\S])*+)")
+_IMPORT = re.compile(rb"import(?:[ \t\x0c]|\\\r?\n)+((?:[^\n\r\\;#]|\\[\s\S])*+)")
 _STAR_IMPORT = re.compile(rb"import[\s\\(]*\*")
 _NAME = re.compile(rb"[A-Za-z_\x80-\xff][\w\x80-\xff]*")
 
@@ -85,7 +91,9 @@ _UNTYPED = (b"", None)  # a receiver nothing types
 _FROM_ROOT_ONLY = b""  # no name is empty: see _Values.imports
 # Words before a bracket that make it a parenthesised value, not a call: `return (dist)._x`
 # is `dist`'s attribute (not the soft keywords `match`, `case`, `type`, which are names too).
-_KEYWORDS = frozenset(b"and assert await del elif else for from if in is lambda not or raise "
+# `match (dist)._x:` is a statement, and `match(dist)._x` a call: the text cannot tell which.
+_SOFT_KEYWORDS = frozenset({b"match", b"case"})
+_KEYWORDS = frozenset(b"and assert await del elif else except for from if in is lambda not or raise "
                       b"return while with yield".split())
 
 
@@ -117,6 +125,8 @@ def _receiver(data: bytes, dot: int) -> tuple[bytes, bytes | None] | None:
                         return None  # brackets inside strings would mislead the count
                 elif data[k] == 35:  # `#`
                     return None  # brackets inside comments would mislead the count
+                elif data[k] == 10 and data.find(b"#", data.rfind(b"\n", 0, k) + 1, k) >= 0:
+                    return None  # the line above holds a comment, and maybe brackets in it
                 k -= 1
             if k < 0:
                 return None
@@ -136,7 +146,7 @@ def _receiver(data: bytes, dot: int) -> tuple[bytes, bytes | None] | None:
         while k >= 0 and data[k] in _WORD_BYTES:
             k -= 1
         word = data[k + 1:j + 1]
-        if bracketed and word in _KEYWORDS:
+        if bracketed and (word in _KEYWORDS or word in _SOFT_KEYWORDS):
             return None  # `return (dist)._x`: the value inside the brackets, which is not followed
         if word[:1].isdigit() or (not bracketed and word in _KEYWORDS):
             return _UNTYPED  # a number (`1.5._x` is not code), or `from ._x import y`
@@ -212,17 +222,15 @@ class _Values:
                    for value, cut in _self_bindings(self.data, attribute))
 
     def self_may_be_typed(self) -> bool:
-        """Whether, in a file that names a tracked type, `self` (or `cls`) may hold a tracked
-        value: in a class whose base may be a tracked type (self_typed), or as a plain name the
-        file binds, annotates or narrows (`def patch(self: ProcessGroup)`), which the resolver
-        reads as any other name's. **Decision:** in a file that names no tracked type, `self`
-        bound as a plain name to a typed value (`self = dist.new_group()`) is not looked for:
-        each look is a scan of the file, for code nobody writes (bench/RESULTS.md)."""
+        """Whether `self` (or `cls`) may hold a tracked value: in a class whose base may be a
+        tracked type (self_typed), or as a plain name the file binds (`self = dist.new_group()`,
+        `import ... as self`) or, in a file that names a tracked type, annotates or narrows
+        (`def patch(self: ProcessGroup)`): the resolver reads it as any other name."""
         if self._self_value is None:
             self._self_value = True  # asked again while this is worked out: "maybe"
-            self._self_value = bool(self.types) and (self.self_typed() or (
-                any(_bound_as_name(self.data, name) for name in (b"self", b"cls"))
-                and (self.typed_name(b"self") or self.typed_name(b"cls"))))
+            self._self_value = self.self_typed() or (
+                _bound_as_name(self.data, bool(self.types))
+                and (self.typed_name(b"self") or self.typed_name(b"cls")))
         return self._self_value
 
     def self_typed(self) -> bool:
@@ -454,8 +462,9 @@ class TextFilter:
                     on_self = True
             elif head and (head != b"super" or first is not None):
                 heads.add(head)
-        return (on_self and values.self_may_be_typed()) or any(values.typed_name(head) for head in heads) \
-            or any(values.typed_attribute(attribute) for attribute in attributes)
+        return any(values.typed_name(head) for head in heads) \
+            or any(values.typed_attribute(attribute) for attribute in attributes) \
+            or (on_self and values.self_may_be_typed())
 
     def _typed_getattr(self, data: bytes, origin: "Callable[[], Origin] | None", named: bool) -> bool:
         """Whether a `getattr(x, "_y")` may be reported: `_y` is a member a rule covers, or `x`
@@ -552,12 +561,43 @@ def _casts(data: bytes) -> bool:
                for match in _CAST_CALL.finditer(data))
 
 
-def _bound_as_name(data: bytes, name: bytes) -> bool:
-    """Whether the text may bind, annotate or narrow `name` itself (`self: T`, `self = v`,
-    `self := v`, `for self in`, `as self`, `isinstance(self, T)`), not one of its attributes."""
-    return any(start == 0 or data[start - 1] not in _BEFORE_NAME for start in
-               (match.start() for match in _BINDING_TAILS[name].finditer(data))) \
-        or any(pattern.search(data) is not None for pattern in _BINDING_HEADS[name])
+def _bound_as_name(data: bytes, named: bool) -> bool:
+    """Whether the text may bind `self` or `cls` itself, not one of its attributes (`self = v`,
+    `(self) = v`, `self := v`, `self: T`, `for self in`, `import ... as self`), or, in a file
+    that names a tracked type (`named`), narrow it (`isinstance(self, T)`)."""
+    return any(start == 0 or data[start - 1] not in _BEFORE_NAME for name in (b"self", b"cls")
+               for start in (match.start() for match in _BINDING_TAILS[name].finditer(data))) \
+        or _import_binds(data) or (named and any(_NARROWS[name].search(data) for name in (b"self", b"cls")))
+
+
+def _import_binds(data: bytes) -> bool:
+    """Whether an import statement may bind `self` or `cls` (`import a as self`, `from a import
+    (b as cls)`): the text after each `import` up to its line's end, or its bracket's close,
+    holds `as` then the name. Imports are few, so this costs far less than a scan for `as`."""
+    start = data.find(b"import")
+    while start >= 0:
+        end = _statement_end(data, start + 6)
+        if _AS_SELF.search(data, start, end) is not None:
+            return True
+        start = data.find(b"import", start + 6)
+    return False
+
+
+def _statement_end(data: bytes, at: int) -> int:
+    """The end of the import whose names start at `at`: a bracket's close, else the line's end
+    (with its backslash continuations)."""
+    opened = _after_gap(data, at)
+    if data[opened:opened + 1] == b"(":
+        close = data.find(b")", opened)
+        return len(data) if close < 0 else close
+    end = at
+    while True:
+        end = data.find(b"\n", end)
+        if end < 0:
+            return len(data)
+        if data[end - 1:end] != b"\\" and data[end - 2:end] != b"\\\r":
+            return end
+        end += 1
 
 
 def _renamed(data: bytes, name: bytes) -> bool:
@@ -568,9 +608,12 @@ def _renamed(data: bytes, name: bytes) -> bool:
 def _class_bases(data: bytes):
     """The text inside the brackets after each `class Name` or `class Name[T]` (None when a
     quote or a comment inside them makes the text unsure where they end)."""
-    for match in _CLASS_NAME.finditer(data):
-        if match.start() and data[match.start() - 1] in _BEFORE_NAME:
-            continue  # `subclass X(`, `a.class`: not the keyword
+    start = data.find(b"class")
+    while start >= 0:
+        match = None if start and data[start - 1] in _BEFORE_NAME else _CLASS_NAME.match(data, start)
+        start = data.find(b"class", start + 5)  # `dataclass\nclass X(`: each is tried where it stands
+        if match is None:
+            continue  # `subclass`, `a.class`: not the keyword
         at = match.end()
         if data[at:at + 1] == b"[":  # type parameters (Python 3.12)
             end = _bracket_end(data, at + 1)
@@ -605,30 +648,56 @@ def _bracket_end(data: bytes, at: int) -> int | None:
 def _string_start(data: bytes, end: int) -> int | None:
     """Where the one-line string literal whose closing quote is at `end` opens (`"key"`,
     `'it\\'s'` is not read): None when the text cannot tell (an escaped quote, a quote that
-    opens nothing on its line, a triple quote)."""
+    opens nothing on its line, a triple quote, an f-string)."""
     quote = data[end]
     if end and data[end - 1] == 92:  # `\`: an escaped quote, not a closing one
         return None
     start = data.rfind(bytes([quote]), data.rfind(b"\n", 0, end) + 1, end)
     if start < 0 or (start and data[start - 1] in (92, quote)) or data[start + 1:end].count(bytes([92])):
         return None
+    if _FSTRING_OPEN.search(data, data.rfind(b"\n", 0, end) + 1, end):
+        return None  # an f-string on the line: its fields may hold quotes of its own kind (3.12)
     return start
 
 
 def _in_comment(data: bytes, dot: int) -> bool:
     """Whether a dot stands in a comment: after a `#` on its line, with no quote on the line
-    before the dot (which might open or close a string around the `#`)."""
+    before the dot (which might open or close a string around the `#`). A line of a multi-line
+    string may look like one too: that is prose as well, unless the string is an f-string,
+    whose fields are code (`f\"\"\"` ... `# {dist._x}`), so in a file with one, none is."""
     line_start = data.rfind(b"\n", 0, dot) + 1
     return data.find(b"#", line_start, dot) >= 0 and data.find(b"'", line_start, dot) < 0 \
-        and data.find(b'"', line_start, dot) < 0
+        and data.find(b'"', line_start, dot) < 0 and not _multiline_fstrings(data)
+
+
+@functools.lru_cache(maxsize=1)  # asked for each comment-like line of one file, in turn
+def _multiline_fstrings(data: bytes) -> bool:
+    """Whether the text may hold a triple-quoted f-string (`f\"\"\"`, `rf'''`)."""
+    for quote in (b'\"\"\"', b"'''"):
+        at = data.find(quote)
+        while at >= 0:
+            if b"f" in data[max(0, at - 2):at].lower():
+                return True
+            at = data.find(quote, at + 3)
+    return False
+
+
+def _may_close_a_string(data: bytes, line_start: int, end: int) -> bool:
+    """Whether a line that starts with `#` may be inside a string and close it: a triple quote
+    in it, a backslash ending the line above (a one-line string continued), or a multi-line
+    f-string in the file (its fields are code)."""
+    line = data[line_start:end + 1]
+    return b'\"\"\"' in line or b"'''" in line or data[max(0, line_start - 3):line_start].rstrip(b"\r\n")[-1:] == b"\\" \
+        or _multiline_fstrings(data)
 
 
 def _code_before(data: bytes, at: int) -> int | None:
     """Where the last byte before `at` stands that is not space, a line continuation or, on the
     lines above, a comment (-1 if none): `# Reset the state.` above `State._reset()` does not
     make `State` an attribute of what the comment's dot ends. A line that starts with `#` is a
-    comment whatever it holds; None when a line above holds code, a `#` and a quote: which of
-    them opens a string the text cannot say."""
+    comment whatever quotes it holds, unless it may close a string (_may_close_a_string); None
+    when a line above holds code, a `#` and a quote: which of them opens a string the text
+    cannot say."""
     j = at - 1
     while j >= 0 and data[j] in _SPACE:
         j -= 1
@@ -637,9 +706,9 @@ def _code_before(data: bytes, at: int) -> int | None:
         hash_at = data.find(b"#", line_start, j + 1)
         if hash_at < 0:
             return j
-        if data[line_start:hash_at].strip(b" \t\x0c") and (
-                data.find(b"'", line_start, j + 1) >= 0 or data.find(b'"', line_start, j + 1) >= 0):
-            return None  # code before the `#`, and a quote: whose string the `#` is in is unclear
+        if (data.find(b"'", line_start, j + 1) >= 0 or data.find(b'"', line_start, j + 1) >= 0) and (
+                data[line_start:hash_at].strip(b" \t\x0c") or _may_close_a_string(data, line_start, j)):
+            return None  # a quote, and a `#` whose string it may be in: the text cannot tell
         at, j = hash_at, hash_at - 1
         while j >= 0 and data[j] in _SPACE:
             j -= 1
@@ -684,11 +753,11 @@ def _self_bindings(data: bytes, attribute: bytes):
     """Where a file may give `self.<attribute>` (or `cls.`) a value: as `_bindings`."""
     for start, end in _whole_names(data, attribute):
         j = start - 1
-        while j >= 0 and data[j] in b" \t":
+        while j >= 0 and data[j] in _SPACE:
             j -= 1
         if j < 0 or data[j] != 46:  # `.`
             continue
-        while j > 0 and data[j - 1] in b" \t":
+        while j > 0 and data[j - 1] in _SPACE:
             j -= 1
         head = b"self" if data.endswith(b"self", 0, j) else b"cls" if data.endswith(b"cls", 0, j) else None
         if head is None:
@@ -733,7 +802,7 @@ def _follows(data: bytes, start: int, gap: bytes, word: bytes) -> bool:
 
 # What follows a name that a line binds: `= value` or `: annotation = value` (group 1 the
 # annotation, group 2 the rest of the line), a walrus, or ` in` after a loop target.
-_ASSIGN_TAIL = re.compile(rb"[ \t]*(:[^=\n]*)?=(?!=)([^\n]*)")
+_ASSIGN_TAIL = re.compile(rb"(?:[ \t)]|\\\r?\n)*(:[^=\n]*)?=(?!=)([^\n]*)")  # `(pg) = v`, `pg \\`
 _WALRUS_TAIL = re.compile(rb"[\s\\]*:=")
 _LOOP_TAIL = re.compile(rb"[\s)]+in\b([^\n]*)")  # group 1: the iterable, to the line's end
 _SELF_LOOP_TAIL = re.compile(rb"[ \t]+in\b")
@@ -765,12 +834,18 @@ def _import_clauses(data: bytes):
     """The clauses of every `import a.b as c, d` statement (not `from ... import`): an
     `import` where a statement may start, at a line's start (after any indentation; a line
     continued onto it is one too), or after `;` or a header's `:`."""
-    for match in _IMPORT.finditer(data):
-        j = match.start() - 1
+    # Each `import` is tried where it stands: one that is not a statement's (in a comment that
+    # ends with a backslash) must not swallow the next line's.
+    start = data.find(b"import")
+    while start >= 0:
+        j = start - 1
         while j >= 0 and data[j] in b" \t\x0c":
             j -= 1
         if j < 0 or data[j] in b"\n\r;:":
-            yield from match.group(1).split(b",")
+            match = _IMPORT.match(data, start)
+            if match is not None:
+                yield from match.group(1).split(b",")
+        start = data.find(b"import", start + 6)
 
 
 def _shortest(names) -> tuple[bytes, ...]:

@@ -236,3 +236,45 @@ def test_comments_and_strings_around_a_receiver_are_read():
     }
     for name, data in typed.items():
         assert TEXT.search(data), name
+
+
+# Found by a review, each once lost by the text prefilter (or the slice) while the whole
+# file reports a finding: the reports with and without the prefilters must agree.
+REVIEWED = {
+    't1': b'import torch.distributed as dist\npg = dist.new_group(  # see foo(\n    backend="gloo")._x\n',
+    't1b': b'import torch.distributed as dist\npg = dist.new_group(  # see foo(\n    ranks)._x\n',
+    'r1_apos': b'import torch.distributed as dist\npg = dist.new_group(\n    "see f(", "it\'s",  # don\'t\n    ranks)._x\n',
+    'r1_fstr': b'import torch.distributed as dist\npg = dist.new_group(f"{d["a("]}")._x\n',
+    'r2_fstr': b'import torch.distributed as dist\ns = f"""\n# {dist._get_default_group()}\n"""\n',
+    'r3_str': b'import torch.distributed as dist\nx = ("""\n#""", dist.\n    distributed_c10d._get_default_group())\n',
+    'r6_dataclass': b'from dataclasses import dataclass\nfrom torch.distributed import ProcessGroup\n\n\n@dataclass\nclass Wrapped(ProcessGroup):\n    def f(self):\n        return self._x\n',
+    'r6_noname': b'import torch.distributed as dist\nself = dist.new_group()\nself._x\n',
+    'r6_isinst': b'from torch.distributed import ProcessGroup\ndef f(self):\n    if isinstance(  # note\n            self, ProcessGroup):\n        self._x\n',
+    'r6_base': b'import torch.distributed as dist\n(PG) = dist.ProcessGroup\nclass A(PG):\n    def f(self):\n        return self._x\n',
+    'r6_base2': b'import torch.distributed as dist\nPG \\\n    = dist.ProcessGroup\nclass A(PG):\n    def f(self):\n        return self._x\n',
+    'r6_selfparen': b'from torch.distributed import ProcessGroup, new_group\n(self) = new_group()\nself._x\n',
+    'r5_comment': b'# import \\\nimport torch.distributed as dist\ndist._get_default_group()\n',
+    'r5_bs': b'import\\\n torch._C\n',
+    'i8': b'import\x0ctorch._C\n',
+    'r7_paren2': b'import torch.distributed as dist\n(pg) = dist.new_group()\npg._x\n',
+    'r6_selfattr': b'import torch.distributed as dist\nclass A:\n    def __init__(self):\n        self.\\\n            pg = dist.new_group()\n    def f(self):\n        return self.pg._x\n',
+    'k_match': b'import torch.distributed as dist\nmatch (dist)._get_default_group():\n    case _:\n        pass\n',
+    'k_except': b'import torch.distributed as dist\ntry:\n    pass\nexcept (dist)._SomeError:\n    pass\n',
+    'r6_subclass_comment': b'from torch.distributed.device_mesh import DeviceMesh\n# Add helpers to the mesh. Not a subclass\nclass M(DeviceMesh):\n    def f(self):\n        return self._thing\n',
+    'r6_classword': b'from torch.distributed import ProcessGroup\n# A process group, as a subclass of the base class\nclass Wrapped(ProcessGroup):\n    def f(self):\n        return self._x\n',
+}
+
+
+def test_shapes_a_review_found_are_let_through():
+    import dataclasses
+
+    from privlint.checker import Context, check_source
+    from privlint.config import Settings
+
+    catalog = load_catalog()
+    sliced = dataclasses.replace(Context.build(catalog, Settings()), fixable=())
+    whole = Context.build(catalog, Settings(), use_prefilter=False)
+    for name, data in REVIEWED.items():
+        expected = check_source(data, "case.py", whole).findings
+        assert expected, f"{name}: the case should have a finding"
+        assert check_source(data, "case.py", sliced).findings == expected, name
