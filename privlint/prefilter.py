@@ -66,6 +66,7 @@ _CLASS_NAME = re.compile(rb"class[\s\\]+[A-Za-z_\x80-\xff][\w\x80-\xff]*[\s\\]*"
 _CHAIN = re.compile(rb"(?<![\w.])[A-Za-z_\x80-\xff][\w\x80-\xff]*(?:[\s\\]*\.[\s\\]*[A-Za-z_\x80-\xff][\w\x80-\xff]*)*")
 _CLOSERS, _OPENERS = frozenset(b")]"), frozenset(b"([")
 _FSTRING_OPEN = re.compile(rb"[fF][rRbB]?[\"']|[rRbB][fF][\"']")  # (`"half"` says it too: only more unsure)
+_STRING_PREFIX = frozenset(b"fFrRbBuU")
 _CAST_CALL = re.compile(rb"cast(?:[\s\\]|#[^\n]*+)*+\(")
 # `self` and `cls` as plain names: bound by a `:`, `=`, `:=` or ` in` after them (each pattern
 # starts with its literal, so the engine finds starts at C speed), by an import's `as`, or
@@ -676,7 +677,7 @@ def _multiline_fstrings(data: bytes) -> bool:
     for quote in (b'\"\"\"', b"'''"):
         at = data.find(quote)
         while at >= 0:
-            if b"f" in data[max(0, at - 2):at].lower():
+            if at and data[at - 1] in _STRING_PREFIX and b"f" in data[max(0, at - 2):at].lower():
                 return True
             at = data.find(quote, at + 3)
     return False
