@@ -459,14 +459,15 @@ def _candidates(tree: ast.Module, words: GateWords, origin: Origin, named: bool)
                             everywhere = True  # any name may be the root's: the detector's star roots
                         elif is_private(alias.name):
                             definite.update(_span(node))
-                        sources.add(alias.asname or alias.name)
+                        local = alias.asname or alias.name
+                        sources.add(local)
                         if alias.name != "*":
                             (imported_callees if _untyped_callee(parts[0], alias.name, results)
-                             else bound).add(alias.asname or alias.name)
+                             else bound).add(local)
                             if parts[0] != _TORCH:
-                                path_heads.add(alias.asname or alias.name)
+                                path_heads.add(local)
                         if alias.name in words.types:  # `from torch.distributed import ProcessGroup as PG`
-                            sources.add(_TYPE + (alias.asname or alias.name))
+                            sources.add(_TYPE + local)
                 else:
                     bound.update(alias.asname or alias.name for alias in node.names)
                     path_heads.update(alias.asname or alias.name for alias in node.names)
@@ -501,9 +502,9 @@ def _candidates(tree: ast.Module, words: GateWords, origin: Origin, named: bool)
             bases.extend(node.bases)
             bound.add(node.name)
         elif kind in _NAMING:
-            named = getattr(node, _NAMING[kind])  # a parameter, `except E as e`, a match capture
-            if named is not None:
-                bound.add(named)
+            binding = getattr(node, _NAMING[kind])  # a parameter, `except E as e`, a match capture
+            if binding is not None:
+                bound.add(binding)
         # The children, inline: a generator per node was a fifth of this walk.
         for name in _FIELDS.get(kind) or _fields(kind):
             value = getattr(node, name, None)

@@ -80,10 +80,9 @@ def real_directory(directory: str) -> Path:
     """A directory with its links resolved. Thousands of files share a few hundred
     directories: each is resolved once per run, from its parent's answer (one link check
     for its own name, where os.path.realpath checks every component again)."""
-    absolute = os.path.abspath(directory)
     if ".." in directory.split(os.sep):  # a link before `..` is followed first: no shortcut
         return Path(os.path.realpath(directory))
-    return Path(_real(absolute))
+    return Path(_real(os.path.abspath(directory)))
 
 
 @functools.lru_cache(maxsize=8192)

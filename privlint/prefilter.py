@@ -517,14 +517,7 @@ def _annotated(data: bytes, name: bytes, on_self: bool = False) -> bool:
     an annotation of a parameter or a variable (a dict key or a slice only lets more by)."""
     for start, end in _whole_names(data, name):
         if on_self:
-            j = start - 1
-            while j >= 0 and data[j] in _SPACE:
-                j -= 1
-            if j < 0 or data[j] != 46:  # `.`
-                continue
-            while j > 0 and data[j - 1] in _SPACE:
-                j -= 1
-            if not (data.endswith(b"self", 0, j) or data.endswith(b"cls", 0, j)):
+            if _self_head(data, start) is None:
                 continue
         elif start and data[start - 1] in _BEFORE_NAME:
             continue  # `x.name:`
@@ -653,10 +646,11 @@ def _string_start(data: bytes, end: int) -> int | None:
     quote = data[end]
     if end and data[end - 1] == 92:  # `\`: an escaped quote, not a closing one
         return None
-    start = data.rfind(bytes([quote]), data.rfind(b"\n", 0, end) + 1, end)
+    line_start = data.rfind(b"\n", 0, end) + 1
+    start = data.rfind(bytes([quote]), line_start, end)
     if start < 0 or (start and data[start - 1] in (92, quote)) or data[start + 1:end].count(bytes([92])):
         return None
-    if _FSTRING_OPEN.search(data, data.rfind(b"\n", 0, end) + 1, end):
+    if _FSTRING_OPEN.search(data, line_start, end):
         return None  # an f-string on the line: its fields may hold quotes of its own kind (3.12)
     return start
 
@@ -753,21 +747,30 @@ def _bindings(data: bytes, name: bytes):
 def _self_bindings(data: bytes, attribute: bytes):
     """Where a file may give `self.<attribute>` (or `cls.`) a value: as `_bindings`."""
     for start, end in _whole_names(data, attribute):
-        j = start - 1
-        while j >= 0 and data[j] in _SPACE:
-            j -= 1
-        if j < 0 or data[j] != 46:  # `.`
-            continue
-        while j > 0 and data[j - 1] in _SPACE:
-            j -= 1
-        head = b"self" if data.endswith(b"self", 0, j) else b"cls" if data.endswith(b"cls", 0, j) else None
-        if head is None:
+        head_start = _self_head(data, start)
+        if head_start is None:
             continue
         assigned = _ASSIGN_TAIL.match(data, end)
         if assigned is not None:
             yield _assigned(assigned)
-        elif _SELF_LOOP_TAIL.match(data, end) and _follows(data, j - len(head), b" \t", b"for"):
+        elif _SELF_LOOP_TAIL.match(data, end) and _follows(data, head_start, b" \t", b"for"):
             yield None, False
+
+
+def _self_head(data: bytes, start: int) -> int | None:
+    """Where `self` or `cls` starts when the name at `start` is its attribute (`self.pg`, with
+    space or a line continuation around the dot); None otherwise."""
+    j = start - 1
+    while j >= 0 and data[j] in _SPACE:
+        j -= 1
+    if j < 0 or data[j] != 46:  # `.`
+        return None
+    while j > 0 and data[j - 1] in _SPACE:
+        j -= 1
+    for head in (b"self", b"cls"):
+        if data.endswith(head, 0, j):
+            return j - len(head)
+    return None
 
 
 def _assigned(match: "re.Match[bytes]") -> tuple[bytes | None, bool]:
