@@ -282,6 +282,45 @@ def origin_of(ctx: Context, display: str) -> "Callable[[], astgate.Origin]":
     return lambda: astgate.Origin(ctx.project, module_name(Path(display)))
 
 
+@dataclass(frozen=True)
+class _Analysis:
+    """One file's bytes and what the gate and the slicer made of them, for `analyse`. (A method
+    of this, not a closure in check_source: a closure that calls itself holds itself, and that
+    cycle kept every file's trees for the cyclic collector.)"""
+
+    data: bytes
+    source: bytes                        # the slice's text, or the file's own bytes
+    piece: "slicing.Slice | None"
+    whole_starts: "slicing.Starts | None"
+    display: str
+    ctx: Context
+    dangerous: bool
+    name: tuple[str, bool] | None        # the file's module name (project.module_name)
+    relevant: bool                       # the text prefilter's answer
+
+    def analyse(self, current: bytes):
+        """(module, [(finding, fix or None)]), or (None, findings) if it cannot be analysed."""
+        data, piece, ctx, display = self.data, self.piece, self.ctx, self.display
+        sliced = piece is not None and current is self.source
+        module, raw = _parse(current, display, ctx, self.dangerous if current is data or sliced
+                             else looks_dangerous(current), self.name)
+        if module is None:
+            if sliced:
+                return self.analyse(data)  # the file's own error, at the file's own line
+            # Only files that could hold a finding are privlint's business (keeps the prefilter lossless).
+            return None, (raw if self.relevant else [])
+        try:
+            if sliced and raw and not _plans_on_slice(raw, data, current, ctx.target):
+                return self.analyse(data)  # such a fix is planned on the whole file, as it is applied
+            starts = piece.starts if sliced else self.whole_starts if current is data else None
+            # The file's own comments say what is suppressed.
+            placed = _place(raw, module, data if sliced else current, display, ctx,
+                            starts, piece if sliced else None) if raw else []
+            return module, (_with_plans(placed, module, ctx) if placed else [])
+        except RecursionError:
+            return None, _file_error(ctx, display, SYNTAX_ERROR, "cannot analyse: nesting too deep")
+
+
 def check_source(data: bytes, display: str, ctx: Context, fix: str | None = None,
                  relevant: bool | None = None) -> FileResult:
     """Findings for one file's bytes; with fix="safe"/"unsafe", also the rewritten bytes
@@ -313,35 +352,15 @@ def check_source(data: bytes, display: str, ctx: Context, fix: str | None = None
             if piece is not None:
                 source = piece.source
 
-    def analyse(current: bytes):
-        """(module, [(finding, fix or None)]), or (None, findings) if it cannot be analysed."""
-        sliced = piece is not None and current is source
-        module, raw = _parse(current, display, ctx,
-                             dangerous if current is data or sliced else looks_dangerous(current), name)
-        if module is None:
-            if sliced:
-                return analyse(data)  # the file's own error, at the file's own line
-            # Only files that could hold a finding are privlint's business (keeps the prefilter lossless).
-            return None, (raw if relevant else [])
-        try:
-            if sliced and raw and not _plans_on_slice(raw, data, current, ctx.target):
-                return analyse(data)  # such a fix is planned on the whole file, as it is applied
-            starts = piece.starts if sliced else whole_starts if current is data else None
-            # The file's own comments say what is suppressed.
-            placed = _place(raw, module, data if sliced else current, display, ctx,
-                            starts, piece if sliced else None) if raw else []
-            return module, (_with_plans(placed, module, ctx) if placed else [])
-        except RecursionError:
-            return None, _file_error(ctx, display, SYNTAX_ERROR, "cannot analyse: nesting too deep")
-
+    analysis = _Analysis(data, source, piece, whole_starts, display, ctx, dangerous, name, relevant)
     result = FileResult([], data)
     if fix is None:
-        module, planned = analyse(source)
+        module, planned = analysis.analyse(source)
         result.findings = planned if module is None else [finding for finding, _ in planned]
         return result
     from privlint.fix.passes import run_passes
 
-    passes = run_passes(data, fix, analyse)
+    passes = run_passes(data, fix, analysis.analyse)
     result.findings, result.fixed, result.applied = passes.findings, passes.fixed, passes.applied
     for function in passes.unsafe_functions:
         command = verify_command(display, function)

@@ -237,22 +237,28 @@ def bind_import(resolver: Resolver, node: cst.Import | cst.ImportFrom) -> None:
                       else Binding(FOREIGN, "module"))  # a relative import outside a package
 
 
+class _ModuleImports(Visitor):
+    """Binds the module-level imports it meets. (A class here, not in the function: a class is
+    its own cycle, and one made per file held the file's bindings for the cyclic collector.)"""
+
+    def __init__(self, resolver: Resolver) -> None:
+        self.resolver = resolver
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return False
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        return False
+
+    def visit_Import(self, node: cst.Import) -> bool:
+        bind_import(self.resolver, node)
+        return False
+
+    def visit_ImportFrom(self, node: cst.ImportFrom) -> bool:
+        bind_import(self.resolver, node)
+        return False
+
+
 def prebind_module_imports(resolver: Resolver, module: cst.Module) -> None:
     """Bind module-level imports first, so functions defined above an import still see it."""
-
-    class _Imports(Visitor):
-        def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-            return False
-
-        def visit_ClassDef(self, node: cst.ClassDef) -> bool:
-            return False
-
-        def visit_Import(self, node: cst.Import) -> bool:
-            bind_import(resolver, node)
-            return False
-
-        def visit_ImportFrom(self, node: cst.ImportFrom) -> bool:
-            bind_import(resolver, node)
-            return False
-
-    walk(module, _Imports())
+    walk(module, _ModuleImports(resolver))

@@ -19,6 +19,28 @@ _STATEMENT_VALUES = (cst.Assign, cst.AnnAssign, cst.Return, cst.Expr)
 _SCRIPTING = ("jit.script", "jit.script_method", "jit.export", "jit.interface")
 
 
+# The visitors are classes of the module, not of the functions that use them: a class is its
+# own cycle, and one made per call held what its methods close over (the file's tree) for the
+# cyclic collector.
+class _ModuleImports(Visitor):
+    """Import statements at module level, guarded ones (in try/if/with) included."""
+
+    def __init__(self) -> None:
+        self.found: list[cst.Import | cst.ImportFrom] = []
+
+    def visit_FunctionDef(self, node) -> bool:
+        return False
+
+    def visit_ClassDef(self, node) -> bool:
+        return False
+
+    def visit_Import(self, node: cst.Import) -> None:
+        self.found.append(node)
+
+    def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
+        self.found.append(node)
+
+
 @dataclass
 class FileFacts:
     """What fix planning needs to know about the whole file (computed on first use)."""
@@ -60,23 +82,9 @@ class FileFacts:
     @cached_property
     def module_imports(self) -> list[cst.Import | cst.ImportFrom]:
         """Import statements at module level, guarded ones (in try/if/with) included."""
-        found: list[cst.Import | cst.ImportFrom] = []
-
-        class Collect(Visitor):
-            def visit_FunctionDef(self, node) -> bool:
-                return False
-
-            def visit_ClassDef(self, node) -> bool:
-                return False
-
-            def visit_Import(self, node: cst.Import) -> None:
-                found.append(node)
-
-            def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
-                found.append(node)
-
-        walk(self.module, Collect())
-        return found
+        collect = _ModuleImports()
+        walk(self.module, collect)
+        return collect.found
 
     def _only_imports(self, local: str, scope: cst.CSTNode, accept) -> bool:
         """`local` is bound at module level only by imports `accept` approves (or `= None` in a
@@ -232,17 +240,20 @@ def scripted(node: cst.CSTNode, facts: FileFacts) -> bool:
     return False
 
 
+class _ScriptedNames(Visitor):
+    def __init__(self) -> None:
+        self.found: set[str] = set()
+
+    def visit_Call(self, node: cst.Call) -> None:
+        text = ".".join(dotted_parts(node.func) or [])
+        if text.endswith("jit.script") and node.args and isinstance(node.args[0].value, cst.Name):
+            self.found.add(node.args[0].value.value)
+
+
 def _scripted_names(facts: FileFacts) -> set[str]:
-    found: set[str] = set()
-
-    class Collect(Visitor):
-        def visit_Call(self, node: cst.Call) -> None:
-            text = ".".join(dotted_parts(node.func) or [])
-            if text.endswith("jit.script") and node.args and isinstance(node.args[0].value, cst.Name):
-                found.add(node.args[0].value.value)
-
-    walk(facts.module, Collect())
-    return found
+    collect = _ScriptedNames()
+    walk(facts.module, collect)
+    return collect.found
 
 
 def use_context(node: cst.CSTNode, facts: FileFacts) -> str:
@@ -264,23 +275,27 @@ def use_context(node: cst.CSTNode, facts: FileFacts) -> str:
     return "other"
 
 
+class _NameUses(Visitor):
+    def __init__(self, facts: FileFacts, name: str) -> None:
+        self.facts, self.name = facts, name
+        self.uses: list[tuple[str, cst.CSTNode]] = []
+
+    def visit_Import(self, node) -> bool:
+        return False
+
+    def visit_ImportFrom(self, node) -> bool:
+        return False
+
+    def visit_Attribute(self, node: cst.Attribute) -> bool:
+        walk(node.value, self)
+        return False
+
+    def visit_Name(self, node: cst.Name) -> None:
+        if node.value == self.name:
+            self.uses.append((use_context(node, self.facts), node))
+
+
 def name_uses(facts: FileFacts, name: str) -> list[tuple[str, cst.CSTNode]]:
-    uses: list[tuple[str, cst.CSTNode]] = []
-
-    class Collect(Visitor):
-        def visit_Import(self, node) -> bool:
-            return False
-
-        def visit_ImportFrom(self, node) -> bool:
-            return False
-
-        def visit_Attribute(self, node: cst.Attribute) -> bool:
-            walk(node.value, self)
-            return False
-
-        def visit_Name(self, node: cst.Name) -> None:
-            if node.value == name:
-                uses.append((use_context(node, facts), node))
-
-    walk(facts.module, Collect())
-    return uses
+    collect = _NameUses(facts, name)
+    walk(facts.module, collect)
+    return collect.uses

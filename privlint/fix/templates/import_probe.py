@@ -34,28 +34,32 @@ except (ImportError, AttributeError):
 
 def _alias_uses(module: cst.Module, name: str) -> tuple[set[str], bool]:
     """(attributes read as `name.X`, whether `name` is also used some other way)."""
-    attributes: set[str] = set()
-    other = [False]
+    collect = _AliasUses(name)
+    walk(module, collect)
+    return collect.attributes, collect.other
 
-    class Collect(cst.CSTVisitor):
-        def visit_Attribute(self, node: cst.Attribute) -> bool:
-            if isinstance(node.value, cst.Name) and node.value.value == name:
-                attributes.add(node.attr.value)
-                return False
-            return True
 
-        def visit_Import(self, node) -> bool:
+class _AliasUses(cst.CSTVisitor):
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.attributes: set[str] = set()
+        self.other = False
+
+    def visit_Attribute(self, node: cst.Attribute) -> bool:
+        if isinstance(node.value, cst.Name) and node.value.value == self.name:
+            self.attributes.add(node.attr.value)
             return False
+        return True
 
-        def visit_ImportFrom(self, node) -> bool:
-            return False
+    def visit_Import(self, node) -> bool:
+        return False
 
-        def visit_Name(self, node: cst.Name) -> None:
-            if node.value == name:
-                other[0] = True
+    def visit_ImportFrom(self, node) -> bool:
+        return False
 
-    walk(module, Collect())
-    return attributes, other[0]
+    def visit_Name(self, node: cst.Name) -> None:
+        if node.value == self.name:
+            self.other = True
 
 
 def reads_beyond(raw: RawFinding, target: TargetRange) -> tuple[str, ...]:
