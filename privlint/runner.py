@@ -22,6 +22,13 @@ from privlint.checker import IO_ERROR, Context, FileResult, _file_error, check_s
 from privlint.safety import with_big_stack
 
 MIN_FILES_PER_WORKER = 8  # below this, starting processes costs more than it saves
+# Files go to the workers in batches, not one by one: a round trip to a worker costs about as
+# much as checking a small file the text prefilter rejects, and most files are such. A batch
+# closes at this many bytes or files; the largest files, sent first, go one or two at a time,
+# and the last batches, of the smallest files, end the run evenly.
+BATCH_BYTES = 256 * 1024
+BATCH_FILES = 64
+BATCHES_PER_WORKER = 8
 
 _worker_context: Context | None = None
 
@@ -112,7 +119,8 @@ def run_files(jobs_list: list[Job], ctx: Context, fix: str | None, cache: Cache 
         progress.advance(len(jobs_list) - len(pending))  # answered without a parse
     pending.sort(key=lambda index: -sizes[index])
     workers = min(jobs, len(pending) // MIN_FILES_PER_WORKER)
-    computed = _parallel(pending, jobs_list, ctx, fix, workers, progress) if workers >= 2 else {}
+    computed = _parallel(batches(pending, sizes, workers), jobs_list, ctx, fix, workers, progress) \
+        if workers >= 2 else {}
     for index in pending:
         if index not in computed:
             computed[index] = _check_file(jobs_list[index], ctx, fix)
@@ -127,19 +135,45 @@ def run_files(jobs_list: list[Job], ctx: Context, fix: str | None, cache: Cache 
     return [(jobs_list[i], results[i]) for i in range(len(jobs_list))]
 
 
-def _parallel(pending, jobs_list, ctx, fix, workers, progress=None) -> dict[int, FileResult]:
+def batches(pending: list[int], sizes: dict[int, int], workers: int) -> list[list[int]]:
+    """`pending` (largest file first) cut into consecutive batches of at most BATCH_BYTES bytes
+    or BATCH_FILES files, and small enough that each worker gets several (BATCHES_PER_WORKER);
+    a file larger than the byte limit is a batch of its own."""
+    share = workers * BATCHES_PER_WORKER
+    most_bytes = min(BATCH_BYTES, sum(sizes[index] for index in pending) // share)
+    most_files = max(1, min(BATCH_FILES, len(pending) // share))
+    cut: list[list[int]] = []
+    batch: list[int] = []
+    size = 0
+    for index in pending:
+        if batch and (size + sizes[index] > most_bytes or len(batch) == most_files):
+            cut.append(batch)
+            batch, size = [], 0
+        batch.append(index)
+        size += sizes[index]
+    if batch:
+        cut.append(batch)
+    return cut
+
+
+def _check_batch_in_worker(items: list[tuple[Job, str | None]]) -> list[FileResult]:
+    return [_check_in_worker(item) for item in items]
+
+
+def _parallel(work: list[list[int]], jobs_list, ctx, fix, workers, progress=None) -> dict[int, FileResult]:
     from concurrent.futures import ProcessPoolExecutor  # only a run with many files needs it
     from concurrent.futures.process import BrokenProcessPool
 
     done: dict[int, FileResult] = {}
     try:
         with ProcessPoolExecutor(workers, initializer=_init_worker, initargs=(ctx,)) as pool:
-            items = [(jobs_list[i], fix) for i in pending]
-            for index, result in zip(pending, pool.map(_check_in_worker, items, chunksize=4)):
-                done[index] = result
+            items = [[(jobs_list[i], fix) for i in batch] for batch in work]
+            for batch, results in zip(work, pool.map(_check_batch_in_worker, items)):
+                done.update(zip(batch, results))
                 if progress is not None:
-                    progress.advance()
+                    progress.advance(len(batch))
     except BrokenProcessPool:
+        remaining = sum(map(len, work)) - len(done)
         print(f"privlint: a worker process died; checking the remaining "
-              f"{len(pending) - len(done)} files in the main process", file=sys.stderr)
+              f"{remaining} files in the main process", file=sys.stderr)
     return done

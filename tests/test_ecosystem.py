@@ -129,6 +129,24 @@ def test_parallel_workers_give_identical_findings(project):
     assert serial == parallel and serial["summary"]["findings"] == 60
 
 
+def test_files_go_to_the_workers_in_batches_that_keep_every_worker_busy():
+    from privlint.runner import BATCH_BYTES, BATCH_FILES, batches
+
+    # A corpus's shape: a few large files first, then thousands of small ones.
+    sizes = [900_000, 400_000, 200_000, 120_000] + [3_000] * 5000
+    pending = list(range(len(sizes)))
+    cut = batches(pending, dict(enumerate(sizes)), workers=2)
+    assert [index for batch in cut for index in batch] == pending  # each once, in order
+    assert cut[:3] == [[0], [1], [2]]  # a large file goes alone
+    assert all(len(batch) <= BATCH_FILES for batch in cut)
+    assert all(len(batch) == 1 or sum(sizes[i] for i in batch) <= BATCH_BYTES for batch in cut)
+    assert len(cut) < len(sizes) // 20  # far fewer round trips than files
+    # A small run is cut finer, so that both workers get several batches.
+    for size in (2_000, 0):  # empty files (`__init__.py`) too
+        few = batches(list(range(40)), {i: size for i in range(40)}, workers=2)
+        assert [index for batch in few for index in batch] == list(range(40)) and len(few) >= 16
+
+
 def test_a_dying_worker_is_survived(project):
     for index in range(40):
         write(project, f"pkg/m{index:02}.py", BAD)
