@@ -403,7 +403,9 @@ def _candidates(tree: ast.Module, words: GateWords, origin: Origin, named: bool)
     # Names that may hold a tracked value, and (marked _TYPE) a tracked type: its own name,
     # as the resolver reads an unresolved `DeviceMesh` in an annotation, and its imports.
     sources: set[str] = {_MEMBER, *(_TYPE + name for name in words.types)} if named else {_MEMBER}
-    handed: dict[str, tuple[str, str]] = {}         # name -> (module, name) a project import binds
+    # name -> the (module, name) each import of anything but a root binds it to; the name is
+    # "" for the module itself (`import pkg.utils as u`).
+    handed: dict[str, list[tuple[str, str]]] = {}
     stars: list[str] = []                           # project modules star-imported here
     binders: list[ast.AST] = []                     # what gives names values (read if needed)
     bases: list[ast.expr] = []                      # the base classes
@@ -447,6 +449,10 @@ def _candidates(tree: ast.Module, words: GateWords, origin: Origin, named: bool)
                         (imported_callees if _untyped_callee(parts[0], imported, results) else bound).add(local)
                     else:
                         bound.add(local)
+                        # `import pkg.utils` binds `pkg`, `import pkg.utils as u` binds `u`: a
+                        # call through it may be a project function's (_add_handed_on).
+                        handed.setdefault(local, []).append(
+                            (alias.name if alias.asname else parts[0], ""))
                     if parts[0] != _TORCH:
                         path_heads.add(local)
             elif kind is ast.ImportFrom:
@@ -479,7 +485,7 @@ def _candidates(tree: ast.Module, words: GateWords, origin: Origin, named: bool)
                             elif alias.name == "*":
                                 stars.append(module)
                             else:
-                                handed[alias.asname or alias.name] = (module, alias.name)
+                                handed.setdefault(alias.asname or alias.name, []).append((module, alias.name))
             continue
         if kind is Call:
             func = node.func
@@ -598,25 +604,34 @@ def _flows(binders: list[ast.AST], members: frozenset[str], types: frozenset[str
     return flows
 
 
-def _add_handed_on(sources: set[str], handed: dict[str, tuple[str, str]], stars: list[str],
+def _add_handed_on(sources: set[str], handed: dict[str, list[tuple[str, str]]], stars: list[str],
                    flows: list[tuple[str, set[str]]], uses: list[tuple[str | None, int]],
                    origin: Origin, roots: frozenset[str], types: frozenset[str],
                    based: set[str]) -> None:
-    """Names the project's own modules hand on, asked only for the names that matter here.
-    `based`: what the file's base classes read as annotations."""
+    """Names the project's own modules hand on, asked only for the names that matter here:
+    one a module binds to a torch path or a typed function (`from .utils import dist`), or one
+    bound to a project function, module or package a call through may be typed by
+    (`from pkg import utils` then `utils.make_pg()`). `based`: what the file's base classes
+    read as annotations."""
     project = origin.project
     wanted = {head for head, _ in uses} | based
     for _, came in flows:
         wanted |= came
     for name in wanted.intersection(handed):
-        module, original = handed[name]
-        # A relative import inside torch itself names a root's module directly.
-        if project is None or module.split(".")[0] in roots \
-                or project.exported(module, original) is not None:
-            sources.add(name)
-    for name, (module, original) in handed.items():
-        if module.split(".")[0] in roots and original in types:
-            sources.add(_TYPE + name)  # inside torch: `from .distributed_c10d import ProcessGroup as PG`
+        for module, original in handed[name]:
+            if not original:  # the module itself: only the project's functions type its calls
+                typed = project is not None and project.calls_may_be_typed(module)
+            else:  # a relative import inside torch itself names a root's module directly
+                typed = project is None or module.split(".")[0] in roots \
+                    or project.exported(module, original) is not None \
+                    or project.calls_may_be_typed(f"{module}.{original}")
+            if typed:
+                sources.add(name)
+                break
+    for name, imports in handed.items():
+        for module, original in imports:
+            if module.split(".")[0] in roots and original in types:
+                sources.add(_TYPE + name)  # inside torch: `from .distributed_c10d import ProcessGroup as PG`
     for module in stars:
         if project is None:
             sources.update(wanted)  # without the project's modules, any name may be theirs

@@ -16,8 +16,10 @@ that may be one, and anything at all after a cast or a star import.
 
 A receiver's head name is followed to what the file binds it to; a name another module hands
 on (`from .utils import dist`) counts when the project index says that module binds it to a
-torch path or a function returning a tracked type, as the gate and the detector ask it (a
-name from any other module, `from transformers import logging`, types nothing).
+torch path or a function returning a tracked type, as the gate and the detector ask it, or
+when it is the project's own module, package or typed function, through which a call may be
+typed (`from pkg import utils` then `utils.make_pg()`, `import pkg.utils`); a name from any
+other module (`from transformers import logging`) types nothing.
 
 Regular expressions at C speed answer each; astgate.py then reads what passes with CPython's
 parser. Comments and strings are told apart from code only where the text is sure (a one-line
@@ -90,6 +92,7 @@ _NAME = re.compile(rb"[A-Za-z_\x80-\xff][\w\x80-\xff]*")
 
 _UNTYPED = (b"", None)  # a receiver nothing types
 _FROM_ROOT_ONLY = b""  # no name is empty: see _Values.imports
+_THE_MODULE = b"."  # nor is any `.`: the name a plain import binds to the module itself
 # Words before a bracket that make it a parenthesised value, not a call: `return (dist)._x`
 # is `dist`'s attribute (not the soft keywords `match`, `case`, `type`, which are names too).
 # `match (dist)._x:` is a statement, and `match(dist)._x` a call: the text cannot tell which.
@@ -284,13 +287,20 @@ class _Values:
         binds no such). Only the names a receiver needs are looked up in the project index."""
         for module, original in self.imports().get(name, ()):
             kind, project, absolute_module = self._source(module)
+            if original == _THE_MODULE:  # `import pkg.utils`: only the project's calls type
+                if project is not None and project.calls_may_be_typed(absolute_module):
+                    return True
+                continue
             if kind == "any":
                 return True  # a catalog root, or no project index to ask: any name counts
             if project is None or original == _FROM_ROOT_ONLY:
                 continue
-            if original is None or project.exported(
-                    absolute_module, original.decode("utf-8", "replace")) is not None:
+            if original is None:
                 return True
+            taken = original.decode("utf-8", "replace")
+            if project.exported(absolute_module, taken) is not None \
+                    or project.calls_may_be_typed(f"{absolute_module}.{taken}"):
+                return True  # `from pkg import utils`, then `utils.make_pg()`
         return False
 
     def imports(self) -> "dict[bytes, list[tuple[bytes, bytes | None]]]":
@@ -314,13 +324,17 @@ class _Values:
                     for local, original in pairs:
                         found.setdefault(local, []).append((module, original))
             for clause in _import_clauses(self.data):
-                if not any(root in clause for root in self.roots):
-                    continue
                 words = _NAME.findall(clause)
-                if words and words[0] in self.roots:
-                    # `import torch.distributed as dist` binds `dist`; `import torch.x`, `torch`
-                    local = words[-1] if len(words) > 2 and words[-2] == b"as" else words[0]
+                if not words:
+                    continue
+                renamed = len(words) > 2 and words[-2] == b"as"
+                # `import torch.distributed as dist` binds `dist`; `import torch.x`, `torch`
+                local = words[-1] if renamed else words[0]
+                if words[0] in self.roots:
                     found.setdefault(local, []).append((words[0], None))
+                else:  # `import pkg.utils as u` binds the module, `import pkg.utils` the package
+                    found.setdefault(local, []).append((b".".join(words[:-2]) if renamed else words[0],
+                                                        _THE_MODULE))
             self._imports = found
         return self._imports
 

@@ -79,6 +79,7 @@ class ProjectIndex:
         self.catalog = catalog
         self._roots = [self.root] + ([self.root / "src"] if (self.root / "src").is_dir() else [])
         self._modules: dict[str, ModuleFacts | None] = {}
+        self._typed_calls: dict[str, bool] = {}
 
     # -- finding and reading modules ---------------------------------------------------------
     def add_root(self, directory: Path) -> None:
@@ -185,6 +186,26 @@ class ProjectIndex:
             if made:
                 names[name] = ("returns", made)
         return names
+
+    def calls_may_be_typed(self, dotted: str) -> bool:
+        """Whether a call through a name bound to the project's `dotted` (`make()`, `utils.make()`,
+        `pkg.utils.make()`) may be typed by what a project function is annotated to return: the
+        resolver asks `returns` of the call's whole path. So `dotted` is such a function (a
+        re-export followed), a module with one, or a package, through which any of its modules
+        may be named."""
+        if dotted not in self._typed_calls:
+            self._typed_calls[dotted] = self.returns(dotted) is not None or self._module_types(dotted)
+        return self._typed_calls[dotted]
+
+    def _module_types(self, module: str) -> bool:
+        path = self._file(module)
+        if path is None:
+            return False
+        if path.name == "__init__.py":
+            return True
+        facts = self.facts(module)
+        return facts is not None and any(self.returns(f"{module}.{name}") is not None
+                                         for name in (*facts.functions, *facts.imports))
 
     def exported(self, module: str, name: str) -> tuple[str, str] | None:
         """`from module import name`: ("path", torch path) or ("returns", tracked type), if either."""

@@ -123,6 +123,39 @@ def test_the_text_prefilter_asks_the_project_what_an_import_hands_on(project):
     assert filtered.json == unfiltered.json
 
 
+def test_calls_through_a_project_module_survive_both_prefilters(project):
+    """`utils.make_pg()` where `utils` is the project's module: the resolver asks the project
+    what `pkg.utils.make_pg` returns, however the name was bound (a module, a package, a
+    re-export). Both prefilters once rejected every such file."""
+    write(project, "pkg/__init__.py", "from .utils import make_pg\n")
+    make = ("import torch.distributed as dist\nfrom torch.distributed import ProcessGroup\n\n"
+            "def make_pg() -> ProcessGroup:\n    return dist.new_group()\n")
+    write(project, "pkg/utils.py", make)
+    write(project, "pkg/sub/__init__.py", "")
+    write(project, "pkg/sub/deep.py", make)
+    write(project, "pkg/plain.py", "def make_pg():\n    return None\n")
+    use = "._allgather_base(a, b)\n"
+    files = {
+        "pkg/from_package.py": "from pkg import utils\nutils.make_pg()" + use,
+        "pkg/relative.py": "from . import utils\nutils.make_pg()" + use,
+        "pkg/plain_import.py": "import pkg.utils\npkg.utils.make_pg()" + use,
+        "pkg/renamed_import.py": "import pkg.utils as u\nu.make_pg()" + use,
+        "pkg/assigned.py": "from pkg import utils\npg = utils.make_pg()\npg" + use,
+        "pkg/reexported.py": "from pkg import make_pg\nmake_pg()" + use,
+        "pkg/subpackage.py": "from pkg import sub\nsub.deep.make_pg()" + use,
+        "pkg/untyped.py": "from pkg import plain\nplain.make_pg()" + use,
+        "pkg/untyped_import.py": "import pkg.plain as p\np.make_pg()" + use,
+    }
+    for name, text in files.items():
+        write(project, name, text)
+    filtered = run_privlint("check", "--format", "json", "--no-cache", cwd=project)
+    unfiltered = run_privlint("check", "--format", "json", "--no-cache", "--no-prefilter",
+                              cwd=project)
+    got = sorted(f["path"] for f in filtered.findings)
+    assert got == sorted(name for name in files if "untyped" not in name), filtered.stdout
+    assert filtered.json == unfiltered.json
+
+
 TORCH_PACKAGE = {"torch/__init__.py": "", "torch/distributed/__init__.py": ""}
 COMPAT = {"pkg/__init__.py": "", "pkg/compat.py": "from torch.distributed import ProcessGroup as PG\n"
                                                   "import torch.distributed as dist\n"}
