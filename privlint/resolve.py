@@ -241,8 +241,9 @@ class Resolver:
         """What the head of an attribute chain is bound to, star imports of torch included."""
         binding = self.lookup(name)
         if binding is None and self.star_roots and name not in self.defined \
-                and name not in _BUILTINS:
-            # Only a star import can have bound it; torch's are the ones that matter here.
+                and name not in _BUILTINS and not name.startswith("_"):
+            # Only a star import can have bound it; torch's are the ones that matter here. A
+            # star import binds no `_` name: torch's modules list none in `__all__`.
             return Binding(PATH, f"{self.star_roots[-1]}.{name}")
         return binding
 

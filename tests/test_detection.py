@@ -622,6 +622,15 @@ from torch.distributed import *
 def group():
     return distributed_c10d._get_default_group()
 ''', [("PRV301", 4)]),
+    # A star import binds no `_` name (torch's `__all__` lists none): `_C` here is unbound,
+    # not torch's, and neither prefilter reads a bare private name either.
+    "ok_star_import_binds_no_private_name": ('''
+from torch import *
+from torch.distributed import *
+
+_C._jit_set_profiling_executor(False)
+_functional_collectives.all_reduce(t, "sum", group)
+''', []),
 }
 
 
