@@ -48,6 +48,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from privlint.catalog import Catalog, is_private
+from privlint.prefilter import LETTER_ESCAPE
 
 if TYPE_CHECKING:
     from privlint.project import ProjectIndex
@@ -78,8 +79,9 @@ class GateWords:
 
 def gate_words(catalog: Catalog) -> GateWords:
     types = frozenset(name.rsplit(".", 1)[-1] for name in catalog.type_names)
-    pattern = re.compile(rb"\b(?:" + b"|".join(re.escape(t.encode()) for t in sorted(types)) + rb")\b") \
-        if types else None
+    # A type's name, or an escape that may spell one in a string annotation (`"Process\x47roup"`).
+    pattern = re.compile(rb"\b(?:" + b"|".join(re.escape(t.encode()) for t in sorted(types)) + rb")\b|"
+                         + LETTER_ESCAPE) if types else None
     return GateWords(catalog.roots, catalog.member_names, types, pattern, catalog.call_result_names)
 
 

@@ -87,6 +87,10 @@ _FROM_IMPORT = re.compile(rb"from[\s\\]+((?:\.[\s\\]*)*+(?:[\w\x80-\xff]++(?:[\s
                           rb"((?:[ \t]*\((?:[^)#]|#[^\n]*+)*+\)?)|(?:[^\n\\]|\\[\s\S])*+)")
 _IMPORT = re.compile(rb"import(?:[ \t\x0c]|\\\r?\n)+((?:[^\n\r\\;#]|\\[\s\S])*+)")
 _STAR_IMPORT = re.compile(rb"import[\s\\(]*\*")
+# An escape that may spell a letter or `_` (code points 0x40-0x7f) inside a string: a string
+# annotation may name a tracked type no plain text of the file names (`"Process\x47roup"`).
+LETTER_ESCAPE = rb"\\(?:x[4-7]|u00[4-7]|U0000[4-7]|N\{|1[0-7][0-7])"
+_LETTER_ESCAPE = re.compile(LETTER_ESCAPE)
 _NAME = re.compile(rb"[A-Za-z_\x80-\xff][\w\x80-\xff]*")
 
 
@@ -404,8 +408,9 @@ class TextFilter:
         private_string = b"getattr" in data and _PRIVATE_STRING.search(data) is not None
         # A file that names a tracked type may type a receiver through it: an annotation, an
         # `isinstance`, a base class (`self`), a cast. (Substrings: `DTensorSpec` also says
-        # `DTensor`, which only lets more by.)
-        named = bool(accesses or private_string) and any(name in data for name in self.types)
+        # `DTensor`, which only lets more by; so does an escape that may spell a letter.)
+        named = bool(accesses or private_string) and (any(name in data for name in self.types)
+                                                      or _LETTER_ESCAPE.search(data) is not None)
         if named and (_casts(data) or _STAR_IMPORT.search(data)):
             return True  # a cast, or a name a star import may bind, types what the text cannot follow
         if accesses:

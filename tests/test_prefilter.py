@@ -159,6 +159,10 @@ NAMED_TYPED = {
     "type parameters before the base list": b"from torch.distributed import ProcessGroup\n"
                                             b"class W[T](ProcessGroup):\n    def go(self):\n"
                                             b"        return self._foo()\n",
+    # An escape spells the type's name only in the string: no plain text of the file names it.
+    "an escaped type name in a string annotation": b'import torch.distributed as dist\n'
+                                                   b'def f(pg: "dist.Process\\x47roup"):\n'
+                                                   b'    return pg._allgather_base(a, b)\n',
     "a renaming import over CRLF lines": b"from torch.distributed import (ProcessGroup as\r\n    PG)\r\n"
                                          b"class W(PG):\r\n    def go(self):\r\n        return self._foo()\r\n",
 }
