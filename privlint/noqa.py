@@ -30,8 +30,11 @@ def directives(source: bytes, lines: set[int]) -> Directives:
     rows = source.splitlines()
     if not any(b"noqa" in rows[line - 1].lower() for line in lines if 0 < line <= len(rows)):
         return found
+    last = max(lines)
     try:
         for token in tokenize.tokenize(io.BytesIO(source).readline):
+            if token.start[0] > last:
+                break  # no line asked about is below: the rest of the file need not be read
             if token.type == tokenize.COMMENT:
                 parsed = _parse(token.string)
                 if parsed is not False:
