@@ -52,9 +52,10 @@ _DOTTED_SELF = re.compile(rb"\." + _GAP + rb"(?:self|cls)\." + _PRIVATE_TAIL)  #
 _GETATTR = re.compile(rb"getattr[ \t]*\((?:[ \t]*([A-Za-z_]\w*)(?:[ \t]*\.[ \t]*(\w+))?"
                       rb"(?:[ \t]*\.[ \t]*\w+)*[ \t]*,)?")
 # A string that starts with `_`, or with an escape (`"\x5fx"` is `"_x"` to the detector).
+_GETATTR_OVER_LINES = re.compile(rb"getattr[ \t]*(?:\\\r?\n|#[^\n]*+\r?\n|\r?\n)(?:[\s\\]|#[^\n]*+)*+\(")
 _PRIVATE_STRING = re.compile(rb"[\"'](?:_(?!_\w*__[\"'])|\\)")
-_ESCAPED_STRING = re.compile(rb"[\"']\\")
-_PRIVATE_STRING_VALUE = re.compile(rb"[\"'](_(?:(?!_\w*__[\"'])\w*))[\"']")
+# A private string's value, whatever it holds (`"_données"`, `"_x-y"`, `"_x "`: getattr takes any).
+_PRIVATE_STRING_VALUE = re.compile(rb"[\"'](_(?!_\w*__[\"'])[^\"'\\\n]*)[\"']")
 _PRIVATE_NAME = re.compile(rb"(?<![\w.])" + _PRIVATE_TAIL)
 _BEFORE_NAME = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.") \
     | frozenset(range(128, 256))
@@ -280,8 +281,9 @@ class _Values:
         head = _HEAD.match(value)
         if head is None or head.group(1) in _VALUE_KEYWORDS:
             return True  # `(a or b)`, `await f()`, `lambda: x`: the text does not say
-        if head.group(1) in (b"self", b"cls"):
-            return head.group(2) is not None and self.typed_attribute(head.group(2), seen)
+        if head.group(1) in (b"self", b"cls"):  # `pg = self.pg`, or `pg = self` itself
+            return self.typed_attribute(head.group(2), seen) if head.group(2) is not None \
+                else self.self_may_be_typed()
         return self.typed_name(head.group(1), seen)
 
     def imported_typed(self, name: bytes) -> bool:
@@ -491,14 +493,17 @@ class TextFilter:
         is a receiver the detector may type (as for attributes); a call the line does not
         show whole counts as typed."""
         values = _Values(data, self.roots, origin, self.types if named else ())
+        if any(not match.start() or data[match.start() - 1] not in _BEFORE_NAME
+               for match in _GETATTR_OVER_LINES.finditer(data)):
+            return True  # `getattr` then `(` on a line below: the arguments are not on its line
         for match in _GETATTR.finditer(data):
             start = match.start()
             if start and data[start - 1] in _BEFORE_NAME:
                 continue  # `obj.getattr(`, `my_getattr(`: not the builtin
             end = data.find(b"\n", start)
             line = data[start:end if end >= 0 else len(data)]
-            if _ESCAPED_STRING.search(line):
-                return True  # an escaped string may spell any name, a member's too
+            if b"\\" in line:
+                return True  # an escape may spell any name, a member's too (`"_\\x61"`)
             strings = _PRIVATE_STRING_VALUE.findall(line)
             if not strings:
                 if line.count(b"(") > line.count(b")"):
@@ -678,10 +683,12 @@ def _in_comment(data: bytes, dot: int) -> bool:
     """Whether a dot stands in a comment: after a `#` on its line, with no quote on the line
     before the dot (which might open or close a string around the `#`). A line of a multi-line
     string may look like one too: that is prose as well, unless the string is an f-string,
-    whose fields are code (`f\"\"\"` ... `# {dist._x}`), so in a file with one, none is."""
+    whose fields are code (`f\"\"\"` ... `# {dist._x}`), so in a file with one, none is; and a
+    line continued from a backslash may be a one-line string's (`f"a \\` then `# {pg._x}"`)."""
     line_start = data.rfind(b"\n", 0, dot) + 1
     return data.find(b"#", line_start, dot) >= 0 and data.find(b"'", line_start, dot) < 0 \
-        and data.find(b'"', line_start, dot) < 0 and not _multiline_fstrings(data)
+        and data.find(b'"', line_start, dot) < 0 and not _multiline_fstrings(data) \
+        and data[max(0, line_start - 3):line_start].rstrip(b"\r\n")[-1:] != b"\\"
 
 
 @functools.lru_cache(maxsize=1)  # asked for each comment-like line of one file, in turn
@@ -753,14 +760,30 @@ def _bindings(data: bytes, name: bytes):
         if assigned is not None:
             yield _assigned(assigned)
             continue
+        if _annotation_goes_on(data, end):
+            yield None, False  # `x: Optional[` ... `] = v`: a value the line does not show
+            continue
         looped = _LOOP_TAIL.match(data, end)
-        if looped is not None and _follows(data, start, b" \t\n\r\f\v(", b"for"):
+        if looped is not None and _follows(data, start, b" \t\n\r\f\v(\\", b"for"):
             # A loop target is as typed as its iterable's head (`for m in model.modules()`),
             # as the gate reads it; an iterable on the lines below is not read.
             iterable = looped.group(1)
             yield (None if not iterable.strip() or iterable.lstrip()[:1] == b"\\" else iterable), False
-        elif _WALRUS_TAIL.match(data, end) or _follows(data, start, b" \t", b"def"):
+        elif _WALRUS_TAIL.match(data, end) or _follows(data, start, b" \t\\\r\n", b"def"):
             yield None, False
+
+
+def _annotation_goes_on(data: bytes, end: int) -> bool:
+    """Whether the name ending at `end` stands before an annotation that goes on past its line
+    (a bracket left open, a backslash at the line's end), so that a value after it, if any,
+    is on a line below (a parameter's annotation looks the same, which only counts more)."""
+    start = _ANNOTATION_START.match(data, end)
+    if start is None:
+        return False
+    line_end = data.find(b"\n", start.end())
+    text = data[start.end():len(data) if line_end < 0 else line_end].rstrip(b"\r \t")
+    return text.endswith(b"\\") or sum(map(text.count, (b"(", b"[", b"{"))) \
+        > sum(map(text.count, (b")", b"]", b"}")))
 
 
 def _self_bindings(data: bytes, attribute: bytes):
@@ -772,7 +795,9 @@ def _self_bindings(data: bytes, attribute: bytes):
         assigned = _ASSIGN_TAIL.match(data, end)
         if assigned is not None:
             yield _assigned(assigned)
-        elif _SELF_LOOP_TAIL.match(data, end) and _follows(data, head_start, b" \t", b"for"):
+        elif _annotation_goes_on(data, end):
+            yield None, False
+        elif _SELF_LOOP_TAIL.match(data, end) and _follows(data, head_start, b" \t\\\r\n", b"for"):
             yield None, False
 
 
@@ -826,6 +851,7 @@ def _follows(data: bytes, start: int, gap: bytes, word: bytes) -> bool:
 # What follows a name that a line binds: `= value` or `: annotation = value` (group 1 the
 # annotation, group 2 the rest of the line), a walrus, or ` in` after a loop target.
 _ASSIGN_TAIL = re.compile(rb"(?:[ \t)]|\\\r?\n)*(:[^=\n]*)?=(?!=)([^\n]*)")  # `(pg) = v`, `pg \\`
+_ANNOTATION_START = re.compile(rb"(?:[ \t)]|\\\r?\n)*:(?!=)")
 _WALRUS_TAIL = re.compile(rb"[\s\\]*:=")
 _LOOP_TAIL = re.compile(rb"[\s)]+in\b([^\n]*)")  # group 1: the iterable, to the line's end
 _SELF_LOOP_TAIL = re.compile(rb"[ \t]+in\b")

@@ -64,7 +64,9 @@ _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 
 MODULE, CLASS, FUNCTION = "module", "class", "function"
 NEARLY_ALL = 0.9  # a slice keeping this share of the lines is not worth making
-_SELF_ATTRIBUTE = re.compile(rb"\b(?:self|cls)\s*\.\s*([A-Za-z_\x80-\xff][A-Za-z0-9_\x80-\xff]*)")
+# `self.x`, and `(self).x`, `self  # a note` then `.x`, `self.\` then `x` (as the resolver reads them).
+_SELF_ATTRIBUTE = re.compile(rb"\b(?:self|cls)(?:[\s\\)]|#[^\n]*+)*+\.(?:[\s\\]|#[^\n]*+)*+"
+                             rb"([A-Za-z_\x80-\xff][A-Za-z0-9_\x80-\xff]*)")
 
 
 @dataclass(eq=False)
@@ -88,6 +90,9 @@ class _Scope:
     # A class's attributes read through `self`, and the statements that store each.
     needed: set[bytes] = field(default_factory=set)
     storers: dict[bytes, list["_Unit"]] = field(default_factory=dict)
+    # Where a call by `named` is looked up: the scope the `def` stands in (a class body's own
+    # code calls its functions by name too: `group = make_group()`).
+    namer: "_Scope | None" = None
 
 
 @dataclass(eq=False)
@@ -258,11 +263,34 @@ def _nested_guards(statement: ast.stmt):
         todo.extend(child for name in BODIES for child in getattr(inner, name, ()) or ())
 
 
-def _is_string(unit: _Unit) -> bool:
-    """A bare string statement: a docstring, which the predicate reading skips."""
+def _is_string(unit: _Unit, lines: list[bytes]) -> bool:
+    """A bare string statement, as the detector's predicate reading skips one (a docstring): a
+    single literal, text or bytes. Literals side by side are one constant to CPython and not
+    one string to libcst, so the text tells them apart."""
     statement = unit.statements[0]
-    return type(statement) is ast.Expr and type(statement.value) is ast.Constant \
-        and type(statement.value.value) is str
+    if not (type(statement) is ast.Expr and type(statement.value) is ast.Constant
+            and type(statement.value.value) in (str, bytes)):
+        return False
+    value = statement.value
+    first, last = value.lineno, value.end_lineno or value.lineno
+    text = b"\n".join(lines[first - 1:last])
+    end = len(text) - len(lines[last - 1]) + (value.end_col_offset or 0)
+    return _single_literal(text[value.col_offset:end])
+
+
+def _single_literal(text: bytes) -> bool:
+    """Whether `text`, a string constant's source, is one literal (`"a"`), not several (`"a" "b"`)."""
+    body = text.lstrip(b"rRbBuU")
+    quote = body[:3] if body[:3] in (b'"""', b"'''") else body[:1]
+    at = len(quote)
+    while at < len(body):
+        if body[at] == 92:  # `\`: what follows never closes the literal, raw or not
+            at += 2
+        elif body.startswith(quote, at):
+            return at + len(quote) == len(body)
+        else:
+            at += 1
+    return False
 
 
 def _private(words: frozenset[bytes]) -> frozenset[bytes]:
@@ -323,13 +351,17 @@ class _Slicer:
                     else:
                         scope.narrowing.append(narrowing)
 
-    def mention(self, scope: _Scope, first: int, last: int) -> None:
+    def mention(self, scope: _Scope, first: int, last: int, own: bytes = b"") -> None:
         """Lines `first`..`last` of code running in `scope` are kept: what they mention is
-        looked up there and in the scopes around it, and `self.<attribute>` in its class."""
+        looked up there and in the scopes around it, and `self.<attribute>` in its class.
+        `own`: the name a `def` on these lines binds, which its own line does not mention (a
+        call by that name elsewhere does: then what the function returns is kept)."""
         words: set[bytes] = set(self.words(first, last))
+        if own and _WORD.findall(b"\n".join(self.lines[first - 1:last])).count(own) == 1:
+            words.discard(own)
         if scope.owner is not None:
             self.need(scope.owner, set(_SELF_ATTRIBUTE.findall(b"\n".join(self.lines[first - 1:last]))))
-        current: _Scope | None = scope if scope.kind != CLASS else scope.parent
+        current: _Scope | None = scope  # a class body's own code sees its names (methods do not)
         while current is not None and words:
             words -= current.mentioned  # an enclosing scope has every name its inner ones have
             current.mentioned |= words
@@ -366,16 +398,16 @@ class _Slicer:
             # `assert isinstance(p, DTensor)` too): it matters when a candidate is there.
             keep = self.has_candidate(unit) or nested or self._holds_star(unit) \
                 or (guard and self.has_candidate_in(unit.last + 1, scope.end)) \
-                or (scope.kind == CLASS and not definition and not _is_string(unit)) \
+                or (scope.kind == CLASS and not definition and not _is_string(unit, self.lines)) \
                 or bool(self.unit_words(unit) & self.private)
             if scope.kind == FUNCTION and not keep:
                 keep = any(type(s) in (ast.Global, ast.Nonlocal) for s in unit.statements)
                 if not keep and scope.named and next(returns_in(unit.statements), None) is not None:
                     # What the returns give types a call of the function by its name.
-                    if scope.named in scope.parent.mentioned:
+                    if scope.named in scope.namer.mentioned:
                         keep = True
                     else:
-                        scope.parent.binders.setdefault(scope.named, []).append(unit)
+                        scope.namer.binders.setdefault(scope.named, []).append(unit)
             if not keep and b"isinstance" in self.unit_words(unit) and (guard or (
                     not definition and any(True for s in unit.statements for _ in _nested_guards(s)))):
                 # A narrowing (`assert isinstance(p, PG)`, `if not isinstance(...): return`,
@@ -392,8 +424,7 @@ class _Slicer:
             text = b"\n".join(self.lines[unit.first - 1:unit.last])
             stores = set() if owner is None or isinstance(statement, ast.ClassDef) \
                 else set(_STORE_LIKE.findall(text))
-            binds = set() if scope.kind == CLASS \
-                else {name for s in unit.statements for name in _bound_names(s, text)}
+            binds = {name for s in unit.statements for name in _bound_names(s, text)}
             if binds & scope.mentioned or (stores and stores & owner.needed & _stores_of(unit)):
                 self.keep(unit)
                 continue
@@ -421,10 +452,11 @@ class _Slicer:
             return
         outer = unit.scope
         if isinstance(statement, _DEFS):
-            # A method's returns type nothing: the detector reads `self.m()` as untyped.
-            named = statement.name.encode() if statement.returns is None and outer.kind != CLASS else b""
+            # The returns type a call by the function's name where the `def` stands (`self.m()`
+            # is untyped to the detector, but a class body may call `m()` itself).
+            named = statement.name.encode() if statement.returns is None else b""
             scope = _Scope(FUNCTION, unit.last, outer if outer.kind != CLASS else outer.parent,
-                           outer if outer.kind == CLASS else outer.owner, named)
+                           outer if outer.kind == CLASS else outer.owner, named, namer=outer)
         elif isinstance(statement, ast.ClassDef):
             scope = _Scope(CLASS, unit.last, outer if outer.kind != CLASS else outer.parent)
         else:
@@ -445,7 +477,12 @@ class _Slicer:
             floor = units[-1].last
         unit.bodies = bodies
         # The header (decorators, signature, test) runs in the scope around the statement.
-        self.mention(outer, unit.first, bodies[0].start - 1)
+        if isinstance(statement, _DEFS):
+            if statement.lineno > unit.first:
+                self.mention(outer, unit.first, statement.lineno - 1)  # the decorators
+            self.mention(outer, statement.lineno, bodies[0].start - 1, own=statement.name.encode())
+        else:
+            self.mention(outer, unit.first, bodies[0].start - 1)
         for before, body in zip(bodies, bodies[1:]):
             self.mention(outer, before.units[-1].last + 1, body.start - 1)
         if bodies[-1].units[-1].last < unit.last:  # a try's handlers, `else:` and `finally:`
@@ -486,7 +523,7 @@ class _Slicer:
         read as a predicate); every body keeps a statement (it cannot be empty)."""
         added = False
         for body in self.functions:
-            code = [unit for unit in body.units if not _is_string(unit)]
+            code = [unit for unit in body.units if not _is_string(unit, self.lines)]
             if sum(unit.kept for unit in code) < min(2, len(code)):
                 self.keep(min((unit for unit in code if not unit.kept),
                               key=lambda unit: unit.last - unit.first))

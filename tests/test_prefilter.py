@@ -266,6 +266,26 @@ REVIEWED = {
     'k_except': b'import torch.distributed as dist\ntry:\n    pass\nexcept (dist)._SomeError:\n    pass\n',
     'r6_subclass_comment': b'from torch.distributed.device_mesh import DeviceMesh\n# Add helpers to the mesh. Not a subclass\nclass M(DeviceMesh):\n    def f(self):\n        return self._thing\n',
     'r6_classword': b'from torch.distributed import ProcessGroup\n# A process group, as a subclass of the base class\nclass Wrapped(ProcessGroup):\n    def f(self):\n        return self._x\n',
+    # Found by the eighth session's review (text, slice and gate, each lost the finding):
+    'annotation over lines': b'from typing import Any, Optional\n\nimport torch.distributed as dist\n\ngroup: Optional[\n    Any\n] = dist.new_group(ranks=[0, 1])\ngroup._allgather_base(1, 2)\n',
+    'annotation then a continued =': b'from typing import Any\n\nimport torch.distributed as dist\n\ngroup: Any \\\n    = dist.new_group(ranks=[0, 1])\ngroup._allgather_base(1, 2)\n',
+    "self attribute's annotation over lines": b'from typing import Any, Optional\n\nimport torch.distributed as dist\n\n\nclass Trainer:\n    def __init__(self):\n        self.group: Optional[\n            Any\n        ] = dist.new_group(ranks=[0, 1])\n\n    def step(self, a, b):\n        self.group._allgather_base(a, b)\n',
+    'for continued to its target': b'from torch.distributed import ProcessGroup\n\n\ndef gather_all(pgs: list[ProcessGroup], a, b):\n    for \\\n            pg in pgs:\n        pg._allgather_base(a, b)\n',
+    'f-string continued with a # line': b'import torch.distributed as dist\n\npg = dist.new_group()\nmsg = f"gathered \\\n# {pg._allgather_base(1, 2)}"\n',
+    'getattr then ( below': b'import torch.distributed as dist\n\npg = dist.new_group()\nfn = (getattr\n      (pg, "_allgather_base"))\n',
+    'getattr continued to (': b'import torch.distributed as dist\n\npg = dist.new_group()\nfn = getattr \\\n    (pg, "_allgather_base")\n',
+    'getattr string escaped after _': b'import torch.distributed as dist\n\npg = dist.new_group()\nfn = getattr(pg, "_\\x61llgather_base")\n',
+    'getattr non-ASCII string': b'import torch.distributed as dist\n\npg = dist.new_group()\nfn = getattr(pg, "_donn\xc3\xa9es")\n',
+    'getattr string with -': b'import torch.distributed as dist\n\npg = dist.new_group()\nfn = getattr(pg, "_x-y")\n',
+    'getattr string with .': b'import torch.distributed as dist\n\npg = dist.new_group()\nfn = getattr(pg, "_x.y")\n',
+    'getattr string with a space': b'import torch.distributed as dist\n\npg = dist.new_group()\nfn = getattr(pg, "_allgather base")\n',
+    'getattr string with a trailing space': b'import torch.distributed as dist\n\npg = dist.new_group()\nfn = getattr(pg, "_allgather_base ")\n',
+    'self, a comment, then .pg': b"import torch.distributed as dist\n\n\nclass Trainer:\n    def __init__(self):\n        self.pg = dist.new_group()\n\n    def step(self, a, b):\n        out = (self  # the trainer's group\n               .pg._allgather_base(a, b))\n        return out\n",
+    'self. continued to pg': b'import torch.distributed as dist\n\n\nclass Trainer:\n    def __init__(self):\n        self.pg = dist.new_group()\n\n    def step(self, a, b):\n        return self.\\\n            pg._allgather_base(a, b)\n',
+    '(self).pg': b'import torch.distributed as dist\n\n\nclass Trainer:\n    def __init__(self):\n        self.pg = dist.new_group()\n\n    def step(self, a, b):\n        return (self).pg._allgather_base(a, b)\n',
+    'a class body calls its own function': b'import torch.distributed as dist\n\n\nclass Config:\n    def make_group():\n        return dist.new_group()\n\n    group = make_group()\n    group._allgather_base(1, 2)\n',
+    'a docstring of literals side by side': b'import torch\n\n\ndef has_dynamo():\n    ("Whether this torch build "\n     "ships the compiler stack.")\n    return hasattr(torch, "_dynamo")\n\n\ndef helper_a(x):\n    y = x + 1\n    return y * 2\n\n\ndef helper_b(x):\n    y = x - 1\n    return y * 3\n\n\ndef helper_c(x):\n    y = x * 4\n    return y - 5\n\n\ndef reset():\n    if has_dynamo():\n        torch._dynamo.reset()\n',
+    'pg = self, self annotated': b'from torch.distributed import ProcessGroup\n\n\ndef allgather_base(self: ProcessGroup, out, inp):\n    pg = self\n    return pg._allgather_base(out, inp)\n',
 }
 
 
