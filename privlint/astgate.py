@@ -524,7 +524,7 @@ def _candidates(tree: ast.Module, words: GateWords, origin: Origin, named: bool)
         return definite
     # A project star import may bind any name: then no callee is known to be torch's alone.
     calls = _Calls(results, frozenset(imported_callees - bound) if not stars else frozenset(),
-                   frozenset(path_heads))
+                   frozenset(_aliases(path_heads, binders)))
     heads: list[tuple[str | ast.Call | None, int]] = [
         (_head(receiver, calls) if receiver is not None else None, line) for receiver, line in uses]
     if everywhere:
@@ -558,6 +558,27 @@ _NAMING: dict[type, str] = {ast.arg: "arg", ast.ExceptHandler: "name", ast.Match
 for _kind in ("TypeVar", "ParamSpec", "TypeVarTuple"):  # Python 3.12's type parameters
     if hasattr(ast, _kind):
         _NAMING[getattr(ast, _kind)] = "name"
+
+
+def _aliases(heads: set[str], binders: list[ast.AST]) -> set[str]:
+    """`heads` and the names assigned a dotted name through one (`u = utils`, `h = pkg.sub`):
+    the resolver binds such a name to the same path, so a call through it may be typed too."""
+    heads = set(heads)
+    assigned = [(_target(target), node.value) for node in binders if type(node) is ast.Assign
+                for target in node.targets]
+    assigned += [(_target(node.target), node.value) for node in binders
+                 if type(node) in (ast.AnnAssign, ast.NamedExpr)]
+    assigned = [(name, value) for name, value in assigned if name is not None and value is not None]
+    changed = True
+    while changed:
+        changed = False
+        for name, value in assigned:
+            while type(value) is ast.Attribute:
+                value = value.value
+            if name not in heads and type(value) is ast.Name and value.id in heads:
+                heads.add(name)
+                changed = True
+    return heads
 
 
 def _flows(binders: list[ast.AST], members: frozenset[str], types: frozenset[str],

@@ -143,6 +143,11 @@ def test_calls_through_a_project_module_survive_both_prefilters(project):
         "pkg/assigned.py": "from pkg import utils\npg = utils.make_pg()\npg" + use,
         "pkg/reexported.py": "from pkg import make_pg\nmake_pg()" + use,
         "pkg/subpackage.py": "from pkg import sub\nsub.deep.make_pg()" + use,
+        # A name assigned the module is bound to its path as well (found by a review).
+        "pkg/aliased.py": "from pkg import utils\nu = utils\nu.make_pg()" + use,
+        "pkg/chosen.py": "from pkg import sub, utils\ndef f(fast, a, b):\n    if fast:\n"
+                         "        helpers = sub.deep\n    else:\n        helpers = utils\n"
+                         "    helpers.make_pg()" + use,
         "pkg/untyped.py": "from pkg import plain\nplain.make_pg()" + use,
         "pkg/untyped_import.py": "import pkg.plain as p\np.make_pg()" + use,
     }
