@@ -48,7 +48,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from privlint.catalog import Catalog, is_private
-from privlint.prefilter import LETTER_ESCAPE
+from privlint.prefilter import may_spell_a_name
 
 if TYPE_CHECKING:
     from privlint.project import ProjectIndex
@@ -79,9 +79,8 @@ class GateWords:
 
 def gate_words(catalog: Catalog) -> GateWords:
     types = frozenset(name.rsplit(".", 1)[-1] for name in catalog.type_names)
-    # A type's name, or an escape that may spell one in a string annotation (`"Process\x47roup"`).
-    pattern = re.compile(rb"\b(?:" + b"|".join(re.escape(t.encode()) for t in sorted(types)) + rb")\b|"
-                         + LETTER_ESCAPE) if types else None
+    pattern = re.compile(rb"\b(?:" + b"|".join(re.escape(t.encode()) for t in sorted(types)) + rb")\b") \
+        if types else None
     return GateWords(catalog.roots, catalog.member_names, types, pattern, catalog.call_result_names)
 
 
@@ -325,7 +324,9 @@ def read(data: bytes, words: GateWords, origin: Origin = Origin()) -> Reading:
             tree = ast.parse(data)
         if data.count(b"'") + data.count(b'"') >= MANY_QUOTES and _long_string_run(tree, data):
             return Reading(True)  # libcst may fail where CPython does not: libcst's turn
-        named = words.types_pattern is not None and words.types_pattern.search(data) is not None
+        # A type's name, or a string that may spell one (`"Process\x47roup"`) in an annotation.
+        named = words.types_pattern is not None and (words.types_pattern.search(data) is not None
+                                                     or may_spell_a_name(data))
         lines = _candidates(tree, words, origin, named)
     except (SyntaxError, ValueError, RecursionError, MemoryError, UnicodeError, OverflowError):
         return Reading(True)

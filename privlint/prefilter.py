@@ -90,8 +90,17 @@ _IMPORT = re.compile(rb"import(?:[ \t\x0c]|\\\r?\n)+((?:[^\n\r\\;#]|\\[\s\S])*+)
 _STAR_IMPORT = re.compile(rb"import[\s\\(]*\*")
 # An escape that may spell a letter or `_` (code points 0x40-0x7f) inside a string: a string
 # annotation may name a tracked type no plain text of the file names (`"Process\x47roup"`).
-LETTER_ESCAPE = rb"\\(?:x[4-7]|u00[4-7]|U0000[4-7]|N\{|1[0-7][0-7])"
-_LETTER_ESCAPE = re.compile(LETTER_ESCAPE)
+_LETTER_ESCAPE = re.compile(rb"\\(?:x[4-7]|u00[4-7]|U0000[4-7]|N\{|1[0-7][0-7])")
+# A backslash ending a line between two letters: in a string, the lines' text joins up
+# (`"Process\` then `Group"` at the next line's start).
+_SPLIT_WORD = re.compile(rb"[A-Za-z0-9_]\\\r?\n[A-Za-z0-9_]")
+
+
+def may_spell_a_name(data: bytes) -> bool:
+    """Whether a string here may spell a name no plain text of the file holds: an escape that
+    may be a letter or `_`, or a word split by a backslash at a line's end."""
+    return _LETTER_ESCAPE.search(data) is not None \
+        or (b"\\\n" in data or b"\\\r\n" in data) and _SPLIT_WORD.search(data) is not None
 _NAME = re.compile(rb"[A-Za-z_\x80-\xff][\w\x80-\xff]*")
 
 
@@ -412,7 +421,7 @@ class TextFilter:
         # `isinstance`, a base class (`self`), a cast. (Substrings: `DTensorSpec` also says
         # `DTensor`, which only lets more by; so does an escape that may spell a letter.)
         named = bool(accesses or private_string) and (any(name in data for name in self.types)
-                                                      or _LETTER_ESCAPE.search(data) is not None)
+                                                      or may_spell_a_name(data))
         if named and (_casts(data) or _STAR_IMPORT.search(data)):
             return True  # a cast, or a name a star import may bind, types what the text cannot follow
         if accesses:
@@ -506,7 +515,8 @@ class TextFilter:
                 return True  # an escape may spell any name, a member's too (`"_\\x61"`)
             strings = _PRIVATE_STRING_VALUE.findall(line)
             if not strings:
-                if line.count(b"(") > line.count(b")"):
+                code = line.split(b"#", 1)[0]  # (a `#` in a string only cuts more short)
+                if code.count(b"(") > code.count(b")"):
                     return True  # the arguments go on below
                 continue
             if any(member in self.members for member in strings):
@@ -776,14 +786,39 @@ def _bindings(data: bytes, name: bytes):
 def _annotation_goes_on(data: bytes, end: int) -> bool:
     """Whether the name ending at `end` stands before an annotation that goes on past its line
     (a bracket left open, a backslash at the line's end), so that a value after it, if any,
-    is on a line below (a parameter's annotation looks the same, which only counts more)."""
+    is on a line below (a parameter's annotation looks the same, which only counts more). A
+    one-line string's brackets do not count, nor a comment's. A quote the line does not close
+    is code only before a backslash (then the string goes on); otherwise the text is a
+    string's or a comment's, where no annotation stands."""
     start = _ANNOTATION_START.match(data, end)
     if start is None:
         return False
-    line_end = data.find(b"\n", start.end())
-    text = data[start.end():len(data) if line_end < 0 else line_end].rstrip(b"\r \t")
-    return text.endswith(b"\\") or sum(map(text.count, (b"(", b"[", b"{"))) \
-        > sum(map(text.count, (b")", b"]", b"}")))
+    depth, at, size = 0, start.end(), len(data)
+    while at < size:
+        byte = data[at]
+        if byte in b"([{":
+            depth += 1
+        elif byte in b")]}":
+            depth -= 1
+            if depth < 0:
+                return False  # a parameter's annotation, ended by its list's bracket
+        elif byte in b"\r\n#":
+            break  # the line's end, or its comment's
+        elif byte == 92:  # `\\`: a line continued
+            return True
+        elif byte in b"'\"":
+            if data[at:at + 3] == bytes([byte]) * 3:
+                return True  # a triple-quoted string may go on below
+            line_end = data.find(b"\n", at)
+            line_end = size if line_end < 0 else line_end
+            close = data.find(bytes([byte]), at + 1, line_end)
+            if close < 0:  # a one-line string open at the line's end: continued, or not code
+                return data[at:line_end].rstrip(b"\r").endswith(b"\\")
+            if 92 in data[at + 1:close]:
+                return True  # an escaped quote: where the string ends, the text cannot say
+            at = close
+        at += 1
+    return depth > 0
 
 
 def _self_bindings(data: bytes, attribute: bytes):
@@ -797,19 +832,19 @@ def _self_bindings(data: bytes, attribute: bytes):
             yield _assigned(assigned)
         elif _annotation_goes_on(data, end):
             yield None, False
-        elif _SELF_LOOP_TAIL.match(data, end) and _follows(data, head_start, b" \t\\\r\n", b"for"):
+        elif _SELF_LOOP_TAIL.match(data, end) and _follows(data, head_start, b" \t\\\r\n(", b"for"):
             yield None, False
 
 
 def _self_head(data: bytes, start: int) -> int | None:
     """Where `self` or `cls` starts when the name at `start` is its attribute (`self.pg`, with
-    space or a line continuation around the dot); None otherwise."""
+    space, a line continuation or `)` around the dot); None otherwise."""
     j = start - 1
     while j >= 0 and data[j] in _SPACE:
         j -= 1
     if j < 0 or data[j] != 46:  # `.`
         return None
-    while j > 0 and data[j - 1] in _SPACE:
+    while j > 0 and (data[j - 1] in _SPACE or data[j - 1] == 41):  # `)`: `(self).pg`
         j -= 1
     for head in (b"self", b"cls"):
         if data.endswith(head, 0, j):
@@ -850,11 +885,11 @@ def _follows(data: bytes, start: int, gap: bytes, word: bytes) -> bool:
 
 # What follows a name that a line binds: `= value` or `: annotation = value` (group 1 the
 # annotation, group 2 the rest of the line), a walrus, or ` in` after a loop target.
-_ASSIGN_TAIL = re.compile(rb"(?:[ \t)]|\\\r?\n)*(:[^=\n]*)?=(?!=)([^\n]*)")  # `(pg) = v`, `pg \\`
+_ASSIGN_TAIL = re.compile(rb"(?:[\s)]|\\\r?\n|#[^\n]*+)*(:[^=\n]*)?=(?!=)([^\n]*)")  # `(pg) = v`, `pg \\`
 _ANNOTATION_START = re.compile(rb"(?:[ \t)]|\\\r?\n)*:(?!=)")
 _WALRUS_TAIL = re.compile(rb"[\s\\]*:=")
-_LOOP_TAIL = re.compile(rb"[\s)]+in\b([^\n]*)")  # group 1: the iterable, to the line's end
-_SELF_LOOP_TAIL = re.compile(rb"[ \t]+in\b")
+_LOOP_TAIL = re.compile(rb"[\s)\\]+in\b([^\n]*)")  # group 1: the iterable, to the line's end
+_SELF_LOOP_TAIL = re.compile(rb"[\s)\\]+in\b")
 
 
 _LITERAL_STARTS = frozenset(bytes([c]) for c in b"\"'0123456789[{-+~")  # literals, negations

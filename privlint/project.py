@@ -199,8 +199,9 @@ class ProjectIndex:
 
     def _module_types(self, module: str) -> bool:
         path = self._file(module)
-        if path is None:
-            return False
+        if path is None:  # a folder without `__init__.py` is a package too (a namespace package)
+            return any((root / Path(*module.split("."))).is_dir() for root in self._roots) \
+                if module and "" not in module.split(".") else False
         if path.name == "__init__.py":
             return True
         facts = self.facts(module)

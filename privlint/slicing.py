@@ -186,9 +186,9 @@ def _on_self(node: ast.AST) -> bool:
         and node.value.id in ("self", "cls")
 
 
-# `self.x =`, `self.x: T`, `self.a, self.b =`, `for self.x in`: more than stores (a call's
+# `self.x =`, `(self).x =`, `self.x: T`, `self.a, self.b =`, `for self.x in`: more than stores (a call's
 # argument `f(self.x, y)` looks the same), which `_stores_of` then tells apart.
-_STORE_LIKE = re.compile(rb"\b(?:self|cls)[\s\\]*\.[\s\\]*([A-Za-z_\x80-\xff][A-Za-z0-9_\x80-\xff]*)"
+_STORE_LIKE = re.compile(rb"\b(?:self|cls)[\s\\)]*\.[\s\\]*([A-Za-z_\x80-\xff][A-Za-z0-9_\x80-\xff]*)"
                          rb"[\s\\]*(?:=(?!=)|:|,|\)|\]|in\b)")  # over lines too: `self.\` ... `pg =`
 
 
@@ -282,14 +282,12 @@ def _single_literal(text: bytes) -> bool:
     """Whether `text`, a string constant's source, is one literal (`"a"`), not several (`"a" "b"`)."""
     body = text.lstrip(b"rRbBuU")
     quote = body[:3] if body[:3] in (b'"""', b"'''") else body[:1]
-    at = len(quote)
-    while at < len(body):
-        if body[at] == 92:  # `\`: what follows never closes the literal, raw or not
-            at += 2
-        elif body.startswith(quote, at):
-            return at + len(quote) == len(body)
-        else:
-            at += 1
+    close = body.find(quote, len(quote))
+    while close >= 0:
+        escapes = close - len(body[:close].rstrip(b"\\"))
+        if not escapes % 2:  # a quote after an odd run of `\` never closes the literal, raw or not
+            return close + len(quote) == len(body)
+        close = body.find(quote, close + 1)
     return False
 
 

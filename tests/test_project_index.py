@@ -133,6 +133,7 @@ def test_calls_through_a_project_module_survive_both_prefilters(project):
     write(project, "pkg/utils.py", make)
     write(project, "pkg/sub/__init__.py", "")
     write(project, "pkg/sub/deep.py", make)
+    write(project, "pkg/ns/deep.py", make)
     write(project, "pkg/plain.py", "def make_pg():\n    return None\n")
     use = "._allgather_base(a, b)\n"
     files = {
@@ -148,6 +149,9 @@ def test_calls_through_a_project_module_survive_both_prefilters(project):
         "pkg/chosen.py": "from pkg import sub, utils\ndef f(fast, a, b):\n    if fast:\n"
                          "        helpers = sub.deep\n    else:\n        helpers = utils\n"
                          "    helpers.make_pg()" + use,
+        # A folder without `__init__.py` is a package too (found by the second review).
+        "pkg/namespace.py": "from pkg import ns\nns.deep.make_pg()" + use,
+        "pkg/namespace_import.py": "import pkg.ns as n\nn.deep.make_pg()" + use,
         "pkg/untyped.py": "from pkg import plain\nplain.make_pg()" + use,
         "pkg/untyped_import.py": "import pkg.plain as p\np.make_pg()" + use,
     }
