@@ -93,14 +93,16 @@ _STAR_IMPORT = re.compile(rb"import[\s\\(]*\*")
 _LETTER_ESCAPE = re.compile(rb"\\(?:x[4-7]|u00[4-7]|U0000[4-7]|N\{|1[0-7][0-7])")
 # A backslash ending a line between two letters: in a string, the lines' text joins up
 # (`"Process\` then `Group"` at the next line's start).
-_SPLIT_WORD = re.compile(rb"[A-Za-z0-9_]\\\r?\n[A-Za-z0-9_]")
+# (The pattern starts with its literal, so the engine finds starts at C speed; the byte
+# before is looked at by hand.)
+_SPLIT_WORD = re.compile(rb"\\\r?\n[A-Za-z0-9_]")
 
 
 def may_spell_a_name(data: bytes) -> bool:
     """Whether a string here may spell a name no plain text of the file holds: an escape that
     may be a letter or `_`, or a word split by a backslash at a line's end."""
     return _LETTER_ESCAPE.search(data) is not None \
-        or (b"\\\n" in data or b"\\\r\n" in data) and _SPLIT_WORD.search(data) is not None
+        or any(match.start() and data[match.start() - 1] in _WORD_BYTES for match in _SPLIT_WORD.finditer(data))
 _NAME = re.compile(rb"[A-Za-z_\x80-\xff][\w\x80-\xff]*")
 
 
@@ -885,8 +887,8 @@ def _follows(data: bytes, start: int, gap: bytes, word: bytes) -> bool:
 
 # What follows a name that a line binds: `= value` or `: annotation = value` (group 1 the
 # annotation, group 2 the rest of the line), a walrus, or ` in` after a loop target.
-_ASSIGN_TAIL = re.compile(rb"(?:[\s)]|\\\r?\n|#[^\n]*+)*(:[^=\n]*)?=(?!=)([^\n]*)")  # `(pg) = v`, `pg \\`
-_ANNOTATION_START = re.compile(rb"(?:[ \t)]|\\\r?\n)*:(?!=)")
+_ASSIGN_TAIL = re.compile(rb"(?:[\s)]|\\\r?\n|#[^\n]*+)*+(:[^=\n]*)?=(?!=)([^\n]*)")  # `(pg) = v`, `pg \\`
+_ANNOTATION_START = re.compile(rb"(?:[ \t)]|\\\r?\n)*+:(?!=)")
 _WALRUS_TAIL = re.compile(rb"[\s\\]*:=")
 _LOOP_TAIL = re.compile(rb"[\s)\\]+in\b([^\n]*)")  # group 1: the iterable, to the line's end
 _SELF_LOOP_TAIL = re.compile(rb"[\s)\\]+in\b")
