@@ -564,19 +564,24 @@ for _kind in ("TypeVar", "ParamSpec", "TypeVarTuple"):  # Python 3.12's type par
 def _aliases(heads: set[str], binders: list[ast.AST]) -> set[str]:
     """`heads` and the names assigned a dotted name through one (`u = utils`, `h = pkg.sub`):
     the resolver binds such a name to the same path, so a call through it may be typed too."""
-    heads = set(heads)
-    assigned = [(_target(target), node.value) for node in binders if type(node) is ast.Assign
-                for target in node.targets]
-    assigned += [(_target(node.target), node.value) for node in binders
-                 if type(node) in (ast.AnnAssign, ast.NamedExpr)]
-    assigned = [(name, value) for name, value in assigned if name is not None and value is not None]
-    changed = True
-    while changed:
-        changed = False
-        for name, value in assigned:
+    assigned: list[tuple[str, str]] = []  # (name, the dotted value's head)
+    for node in binders:
+        kind = type(node)
+        if kind is ast.Assign or kind is ast.AnnAssign or kind is ast.NamedExpr:
+            value = node.value
             while type(value) is ast.Attribute:
                 value = value.value
-            if name not in heads and type(value) is ast.Name and value.id in heads:
+            if type(value) is ast.Name:
+                for target in (node.targets if kind is ast.Assign else (node.target,)):
+                    name = _target(target)
+                    if name is not None:
+                        assigned.append((name, value.id))
+    heads = set(heads)
+    changed = bool(assigned)
+    while changed:
+        changed = False
+        for name, head in assigned:
+            if head in heads and name not in heads:
                 heads.add(name)
                 changed = True
     return heads

@@ -91,11 +91,12 @@ class ProjectIndex:
     def _file(self, module: str) -> Path | None:
         if not module or "" in module.split("."):
             return None  # not a module name (`from . import x` above the top package)
-        relative = Path(*module.split("."))
-        for root in self._roots:
-            for candidate in (root / relative.with_suffix(".py"), root / relative / "__init__.py"):
-                if candidate.is_file():
-                    return candidate
+        relative = module.replace(".", os.sep)
+        for root in self._roots:  # (text, not `Path`s: thousands of names are asked about)
+            base = os.path.join(root, relative)
+            for candidate in (base + ".py", os.path.join(base, "__init__.py")):
+                if os.path.isfile(candidate):
+                    return Path(candidate)
         return None
 
     def facts(self, module: str) -> ModuleFacts | None:
@@ -200,7 +201,7 @@ class ProjectIndex:
     def _module_types(self, module: str) -> bool:
         path = self._file(module)
         if path is None:  # a folder without `__init__.py` is a package too (a namespace package)
-            return any((root / Path(*module.split("."))).is_dir() for root in self._roots) \
+            return any(os.path.isdir(os.path.join(root, module.replace(".", os.sep))) for root in self._roots) \
                 if module and "" not in module.split(".") else False
         if path.name == "__init__.py":
             return True
