@@ -89,9 +89,9 @@ class ProjectIndex:
             self._roots.append(directory)
 
     def _file(self, module: str) -> Path | None:
-        if not module or "" in module.split("."):
-            return None  # not a module name (`from . import x` above the top package)
-        relative = module.replace(".", os.sep)
+        relative = _relative(module)
+        if relative is None:
+            return None
         for root in self._roots:  # (text, not `Path`s: thousands of names are asked about)
             base = os.path.join(root, relative)
             for candidate in (base + ".py", os.path.join(base, "__init__.py")):
@@ -201,8 +201,9 @@ class ProjectIndex:
     def _module_types(self, module: str) -> bool:
         path = self._file(module)
         if path is None:  # a folder without `__init__.py` is a package too (a namespace package)
-            return any(os.path.isdir(os.path.join(root, module.replace(".", os.sep))) for root in self._roots) \
-                if module and "" not in module.split(".") else False
+            relative = _relative(module)
+            return relative is not None and any(os.path.isdir(os.path.join(root, relative))
+                                                for root in self._roots)
         if path.name == "__init__.py":
             return True
         facts = self.facts(module)
@@ -223,6 +224,14 @@ class ProjectIndex:
         visible = facts.public if facts.public is not None else [n for n in names
                                                                  if not n.startswith("_")]
         return {n: names[n] for n in visible if n in names}
+
+
+def _relative(module: str) -> str | None:
+    """A module's path below a root, without its suffix; None for what names no module (`from
+    . import x` above the top package gives an empty part)."""
+    if not module or "" in module.split("."):
+        return None
+    return module.replace(".", os.sep)
 
 
 def _dotted(node: ast.expr) -> str | None:

@@ -186,8 +186,8 @@ def _on_self(node: ast.AST) -> bool:
         and node.value.id in ("self", "cls")
 
 
-# `self.x =`, `(self).x =`, `self.x: T`, `self.a, self.b =`, `for self.x in`: more than stores (a call's
-# argument `f(self.x, y)` looks the same), which `_stores_of` then tells apart.
+# `self.x =`, `(self).x =`, `self.x: T`, `self.a, self.b =`, `for self.x in`: more than
+# stores (a call's argument `f(self.x, y)` looks the same), which `_stores_of` then tells apart.
 _STORE_LIKE = re.compile(rb"\b(?:self|cls)[\s\\)]*\.[\s\\]*([A-Za-z_\x80-\xff][A-Za-z0-9_\x80-\xff]*)"
                          rb"[\s\\]*(?:=(?!=)|:|,|\)|\]|in\b)")  # over lines too: `self.\` ... `pg =`
 
