@@ -102,7 +102,8 @@ def may_spell_a_name(data: bytes) -> bool:
     """Whether a string here may spell a name no plain text of the file holds: an escape that
     may be a letter or `_`, or a word split by a backslash at a line's end."""
     return _LETTER_ESCAPE.search(data) is not None \
-        or any(match.start() and data[match.start() - 1] in _WORD_BYTES for match in _SPLIT_WORD.finditer(data))
+        or any(match.start() and data[match.start() - 1] in _WORD_BYTES
+               for match in _SPLIT_WORD.finditer(data))
 _NAME = re.compile(rb"[A-Za-z_\x80-\xff][\w\x80-\xff]*")
 
 
