@@ -88,6 +88,7 @@ _FROM_IMPORT = re.compile(rb"from[\s\\]+((?:\.[\s\\]*)*+(?:[\w\x80-\xff]++(?:[\s
                           rb"((?:[ \t]*\((?:[^)#]|#[^\n]*+)*+\)?)|(?:[^\n\\]|\\[\s\S])*+)")
 _IMPORT = re.compile(rb"import(?:[ \t\x0c]|\\\r?\n)+((?:[^\n\r\\;#]|\\[\s\S])*+)")
 _STAR_IMPORT = re.compile(rb"import[\s\\(]*\*")
+_LONE_CR = re.compile(rb"\r(?!\n)")
 # An escape that may spell a letter or `_` (code points 0x40-0x7f) inside a string: a string
 # annotation may name a tracked type no plain text of the file names (`"Process\x47roup"`).
 _LETTER_ESCAPE = re.compile(rb"\\(?:x[4-7]|u00[4-7]|U0000[4-7]|N\{|1[0-7][0-7])")
@@ -418,6 +419,9 @@ class TextFilter:
         the names other modules of the project hand on (without it, any such name counts)."""
         if data.startswith(b"\xef\xbb\xbf"):
             data = data[3:]  # a byte order mark is not part of the first name
+        if b"\r" in data and _LONE_CR.search(data) is not None:
+            # CPython ends a line, and a comment, at a lone `\r` too; the patterns here read `\n`.
+            data = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
         accesses = list(_ACCESS.finditer(data))
         private_string = b"getattr" in data and _PRIVATE_STRING.search(data) is not None
         # A file that names a tracked type may type a receiver through it: an annotation, an

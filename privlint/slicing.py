@@ -47,11 +47,13 @@ from __future__ import annotations
 
 import ast
 import re
+import unicodedata
 from bisect import bisect_left
 from dataclasses import dataclass, field
 from typing import Iterator
 
 from privlint.astgate import BODIES, returns_in
+from privlint.prefilter import may_spell_a_name
 
 _WORD = re.compile(rb"[A-Za-z_\x80-\xff][A-Za-z0-9_\x80-\xff]*")  # non-ASCII bytes are name bytes
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
@@ -115,6 +117,16 @@ class _Unit:
     stores: set[bytes] | None = None   # the attributes it stores on `self`, once asked
     inside: tuple[int, int] | None = None  # lines left out inside a kept display (`X = {`...`}`)
     words: frozenset[bytes] | None = None  # the names its lines mention, once asked
+
+
+def _normalized(words: list[bytes]) -> frozenset[bytes]:
+    """The words, and the form CPython gives each non-ASCII one (NFKC: `ｄist` is `dist`), as
+    CPython's tree names what the text spells."""
+    found = frozenset(words)
+    odd = [word for word in found if not word.isascii()]
+    if not odd:
+        return found
+    return found | {unicodedata.normalize("NFKC", word.decode("utf-8", "replace")).encode() for word in odd}
 
 
 def _first_line(statement: ast.stmt) -> int:
@@ -316,7 +328,7 @@ class _Slicer:
         self.bodies: list[_Body] = []
 
     def words(self, first: int, last: int) -> frozenset[bytes]:
-        return frozenset(_WORD.findall(b"\n".join(self.lines[first - 1:last])))
+        return _normalized(_WORD.findall(b"\n".join(self.lines[first - 1:last])))
 
     def unit_words(self, unit: _Unit) -> frozenset[bytes]:
         if unit.words is None:
@@ -358,7 +370,8 @@ class _Slicer:
         if own and _WORD.findall(b"\n".join(self.lines[first - 1:last])).count(own) == 1:
             words.discard(own)
         if scope.owner is not None:
-            self.need(scope.owner, set(_SELF_ATTRIBUTE.findall(b"\n".join(self.lines[first - 1:last]))))
+            self.need(scope.owner, set(_normalized(_SELF_ATTRIBUTE.findall(
+                b"\n".join(self.lines[first - 1:last])))))
         current: _Scope | None = scope  # a class body's own code sees its names (methods do not)
         while current is not None and words:
             words -= current.mentioned  # an enclosing scope has every name its inner ones have
@@ -421,7 +434,7 @@ class _Slicer:
             # What it may store on `self`, read from the text (a tree walk only when it matters).
             text = b"\n".join(self.lines[unit.first - 1:unit.last])
             stores = set() if owner is None or isinstance(statement, ast.ClassDef) \
-                else set(_STORE_LIKE.findall(text))
+                else set(_normalized(_STORE_LIKE.findall(text)))
             binds = {name for s in unit.statements for name in _bound_names(s, text)}
             if binds & scope.mentioned or (stores and stores & owner.needed & _stores_of(unit)):
                 self.keep(unit)
@@ -637,6 +650,8 @@ def _slice(data: bytes, tree: ast.Module, candidates: frozenset[int], inside_tor
            scopes: list[_Scope]) -> Slice | None:
     if b"\r" in data or data.startswith(b"\xef\xbb\xbf"):
         return None
+    if may_spell_a_name(data):
+        return None  # a string that spells a name (`"\x64ist.PG"`, `"\x5ffoo"`) no word shows
     lines = data.split(b"\n")
     module = _Scope(MODULE, len(lines))
     scopes.append(module)

@@ -735,6 +735,14 @@ def test_a_slice_leaves_no_cycles_for_the_collector():
         gc.enable()
 
 
+def test_a_string_that_spells_a_name_keeps_the_file_whole():
+    # The slicer finds what a statement needs by the words it shows: `setattr(dist, "\x5ffoo", f)`
+    # shows no `_foo`, yet tells the detector that the file sets it (so `dist._foo` is no finding).
+    data = b'import torch.distributed as dist\nsetattr(dist, "\\x5ffoo", print)\n\ndef _q0(a, b):\n    return a + b * 0\n\ndef _q1(a, b):\n    return a + b * 1\n\ndef _q2(a, b):\n    return a + b * 2\n\ndef _q3(a, b):\n    return a + b * 3\n\ndef _q4(a, b):\n    return a + b * 4\n\ndef _q5(a, b):\n    return a + b * 5\n\ndef _q6(a, b):\n    return a + b * 6\n\ndef _q7(a, b):\n    return a + b * 7\n\ndef _q8(a, b):\n    return a + b * 8\n\ndef _q9(a, b):\n    return a + b * 9\n\ndef _q10(a, b):\n    return a + b * 10\n\ndef _q11(a, b):\n    return a + b * 11\n\ndef _q12(a, b):\n    return a + b * 12\n\ndef _q13(a, b):\n    return a + b * 13\n\ndef _q14(a, b):\n    return a + b * 14\n\ndef _q15(a, b):\n    return a + b * 15\n\ndef _q16(a, b):\n    return a + b * 16\n\ndef _q17(a, b):\n    return a + b * 17\n\ndef _q18(a, b):\n    return a + b * 18\n\ndef _q19(a, b):\n    return a + b * 19\n\ndef _q20(a, b):\n    return a + b * 20\n\ndef _q21(a, b):\n    return a + b * 21\n\ndef _q22(a, b):\n    return a + b * 22\n\ndef _q23(a, b):\n    return a + b * 23\n\ndef _q24(a, b):\n    return a + b * 24\n\ndef _q25(a, b):\n    return a + b * 25\n\ndef _q26(a, b):\n    return a + b * 26\n\ndef _q27(a, b):\n    return a + b * 27\n\ndef _q28(a, b):\n    return a + b * 28\n\ndef _q29(a, b):\n    return a + b * 29\n\ndist._foo(1)\n'
+    assert _piece(data) is None
+    assert _same_report(data) == []
+
+
 def test_a_checked_file_leaves_its_trees_to_reference_counting():
     # What check_source keeps while it works (CPython's tree, the slice's statement starts)
     # must not sit in a cycle when it returns: the runner collects between files, and a
