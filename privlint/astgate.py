@@ -652,8 +652,7 @@ def _add_handed_on(sources: set[str], handed: dict[str, list[tuple[str, str]]], 
                 typed = project is not None and project.calls_may_be_typed(module)
             else:  # a relative import inside torch itself names a root's module directly
                 typed = project is None or module.split(".")[0] in roots \
-                    or project.exported(module, original) is not None \
-                    or project.calls_may_be_typed(f"{module}.{original}")
+                    or project.import_may_type(module, original)
             if typed:
                 sources.add(name)
                 break

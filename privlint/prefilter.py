@@ -51,8 +51,9 @@ _DOTTED_SELF = re.compile(rb"\." + _GAP + rb"(?:self|cls)\." + _PRIVATE_TAIL)  #
 # `getattr(` and, when the receiver is a dotted name, its head and first attribute.
 _GETATTR = re.compile(rb"getattr[ \t]*\((?:[ \t]*([A-Za-z_]\w*)(?:[ \t]*\.[ \t]*(\w+))?"
                       rb"(?:[ \t]*\.[ \t]*\w+)*[ \t]*,)?")
-# A string that starts with `_`, or with an escape (`"\x5fx"` is `"_x"` to the detector).
+# `getattr` with its bracket on a line below (after a continuation, a comment or in brackets).
 _GETATTR_OVER_LINES = re.compile(rb"getattr[ \t]*(?:\\\r?\n|#[^\n]*+\r?\n|\r?\n)(?:[\s\\]|#[^\n]*+)*+\(")
+# A string that starts with `_`, or with an escape (`"\x5fx"` is `"_x"` to the detector).
 _PRIVATE_STRING = re.compile(rb"[\"'](?:_(?!_\w*__[\"'])|\\)")
 # A private string's value, whatever it holds (`"_données"`, `"_x-y"`, `"_x "`: getattr takes any).
 _PRIVATE_STRING_VALUE = re.compile(rb"[\"'](_(?!_\w*__[\"'])[^\"'\\\n]*)[\"']")
@@ -316,10 +317,8 @@ class _Values:
                 continue
             if original is None:
                 return True
-            taken = original.decode("utf-8", "replace")
-            if project.exported(absolute_module, taken) is not None \
-                    or project.calls_may_be_typed(f"{absolute_module}.{taken}"):
-                return True  # `from pkg import utils`, then `utils.make_pg()`
+            if project.import_may_type(absolute_module, original.decode("utf-8", "replace")):
+                return True  # `from .utils import dist`; `from pkg import utils`, then `utils.make_pg()`
         return False
 
     def imports(self) -> "dict[bytes, list[tuple[bytes, bytes | None]]]":
@@ -431,17 +430,18 @@ class TextFilter:
                                                       or may_spell_a_name(data))
         if named and (_casts(data) or _STAR_IMPORT.search(data)):
             return True  # a cast, or a name a star import may bind, types what the text cannot follow
+        # What the file gives its names, asked lazily and once for attributes and getattr alike.
+        values = _Values(data, self.roots, origin, self.types if named else ())
         if accesses:
             if any(_code_dot(data, match.start()) for match in _DOTTED_SELF.finditer(data)):
                 return True  # `x. self._y`: an attribute named `self`, not the method's own
-            if self._typed_access(data, accesses, origin, named):
+            if self._typed_access(data, accesses, values):
                 return True
-        if (accesses or b"getattr" in data) and _STAR_IMPORT.search(data) \
-                and _Values(data, self.roots, origin).star_may_type():
+        if (accesses or b"getattr" in data) and _STAR_IMPORT.search(data) and values.star_may_type():
             # A star import may bind any name, a tracked type too, under any name: a base class
             # may then type `self` (`from .compat import *` where compat has `PG`).
             return True
-        if private_string and self._typed_getattr(data, origin, named):
+        if private_string and self._typed_getattr(data, values):
             return True
         if not any(root in data for root in self.roots):
             return False  # what follows reads imports from a root, which name it
@@ -468,15 +468,13 @@ class TextFilter:
                 return True
         return False
 
-    def _typed_access(self, data: bytes, accesses: "list[re.Match[bytes]]",
-                      origin: "Callable[[], Origin] | None", named: bool) -> bool:
+    def _typed_access(self, data: bytes, accesses: "list[re.Match[bytes]]", values: "_Values") -> bool:
         """Whether any private attribute (`accesses`: _ACCESS's matches) sits on a receiver the
         detector may type: its head name is one the file may bind to a typed value,
         `self.<attr>` with `<attr>` assigned, or the text cannot tell; in a file that names a
         tracked type (`named`), also what it may annotate or narrow, and `self` when a class's
         base may be a tracked type. Most are `self._x` and `super()._x`, which nothing else
         types: each is told by the bytes before its dot."""
-        values = _Values(data, self.roots, origin, self.types if named else ())
         heads: set[bytes] = set()
         attributes: set[bytes] = set()
         on_self = False  # `self._x` or `cls._x`
@@ -504,11 +502,10 @@ class TextFilter:
             or any(values.typed_attribute(attribute) for attribute in attributes) \
             or (on_self and values.self_may_be_typed())
 
-    def _typed_getattr(self, data: bytes, origin: "Callable[[], Origin] | None", named: bool) -> bool:
+    def _typed_getattr(self, data: bytes, values: "_Values") -> bool:
         """Whether a `getattr(x, "_y")` may be reported: `_y` is a member a rule covers, or `x`
         is a receiver the detector may type (as for attributes); a call the line does not
         show whole counts as typed."""
-        values = _Values(data, self.roots, origin, self.types if named else ())
         if any(not match.start() or data[match.start() - 1] not in _BEFORE_NAME
                for match in _GETATTR_OVER_LINES.finditer(data)):
             return True  # `getattr` then `(` on a line below: the arguments are not on its line
@@ -705,7 +702,7 @@ def _in_comment(data: bytes, dot: int) -> bool:
     line_start = data.rfind(b"\n", 0, dot) + 1
     return data.find(b"#", line_start, dot) >= 0 and data.find(b"'", line_start, dot) < 0 \
         and data.find(b'"', line_start, dot) < 0 and not _multiline_fstrings(data) \
-        and data[max(0, line_start - 3):line_start].rstrip(b"\r\n")[-1:] != b"\\"
+        and not _continued(data, line_start)
 
 
 @functools.lru_cache(maxsize=1)  # asked for each comment-like line of one file, in turn
@@ -725,8 +722,13 @@ def _may_close_a_string(data: bytes, line_start: int, end: int) -> bool:
     in it, a backslash ending the line above (a one-line string continued), or a multi-line
     f-string in the file (its fields are code)."""
     line = data[line_start:end + 1]
-    return b'\"\"\"' in line or b"'''" in line or data[max(0, line_start - 3):line_start].rstrip(b"\r\n")[-1:] == b"\\" \
-        or _multiline_fstrings(data)
+    return b'\"\"\"' in line or b"'''" in line or _continued(data, line_start) or _multiline_fstrings(data)
+
+
+def _continued(data: bytes, line_start: int) -> bool:
+    """Whether the line above the one starting at `line_start` ends with a backslash (this line
+    may go on with its string)."""
+    return data[max(0, line_start - 3):line_start].rstrip(b"\r\n")[-1:] == b"\\"
 
 
 def _code_before(data: bytes, at: int) -> int | None:

@@ -188,6 +188,11 @@ class ProjectIndex:
                 names[name] = ("returns", made)
         return names
 
+    def import_may_type(self, module: str, name: str) -> bool:
+        """Whether `from module import name` may give `name` a typed value, or type a call
+        through it: the text prefilter and the gate ask this one question."""
+        return self.exported(module, name) is not None or self.calls_may_be_typed(f"{module}.{name}")
+
     def calls_may_be_typed(self, dotted: str) -> bool:
         """Whether a call through a name bound to the project's `dotted` (`make()`, `utils.make()`,
         `pkg.utils.make()`) may be typed by what a project function is annotated to return: the
