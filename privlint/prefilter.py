@@ -53,8 +53,12 @@ _GETATTR = re.compile(rb"getattr[ \t]*\((?:[ \t]*([A-Za-z_]\w*)(?:[ \t]*\.[ \t]*
                       rb"(?:[ \t]*\.[ \t]*\w+)*[ \t]*,)?")
 # `getattr` with its bracket on a line below (after a continuation, a comment or in brackets).
 _GETATTR_OVER_LINES = re.compile(rb"getattr[ \t]*(?:\\\r?\n|#[^\n]*+\r?\n|\r?\n)(?:[\s\\]|#[^\n]*+)*+\(")
-# A string that starts with `_`, or with an escape (`"\x5fx"` is `"_x"` to the detector).
-_PRIVATE_STRING = re.compile(rb"[\"'](?:_(?!_\w*__[\"'])|\\)")
+# A string that starts with `_`, or with an escape (`"\x5fx"` is `"_x"` to the detector): a
+# quote then `_` or `\`, found with `bytes.find` (a pattern that starts with a class of bytes
+# makes the engine try every byte, and quotes are everywhere); after `_`, not a dunder's
+# `_x__"` (the rest of `"__init__"`).
+_PRIVATE_STRING_STARTS = (b'"_', b"'_", b'"\\', b"'\\")
+_DUNDER_REST = re.compile(rb"_\w*__[\"']")
 # A private string's value, whatever it holds (`"_données"`, `"_x-y"`, `"_x "`: getattr takes any).
 _PRIVATE_STRING_VALUE = re.compile(rb"[\"'](_(?!_\w*__[\"'])[^\"'\\\n]*)[\"']")
 _PRIVATE_NAME = re.compile(rb"(?<![\w.])" + _PRIVATE_TAIL)
@@ -98,6 +102,17 @@ _LETTER_ESCAPE = re.compile(rb"\\(?:x[4-7]|u00[4-7]|U0000[4-7]|N\{|1[0-7][0-7])"
 # (The pattern starts with its literal, so the engine finds starts at C speed; the byte
 # before is looked at by hand.)
 _SPLIT_WORD = re.compile(rb"\\\r?\n[A-Za-z0-9_]")
+
+
+def _has_private_string(data: bytes) -> bool:
+    """Whether a string in the text may start with `_` (not a dunder's) or with an escape."""
+    for start in _PRIVATE_STRING_STARTS:
+        at = data.find(start)
+        while at >= 0:
+            if start[1] == 92 or _DUNDER_REST.match(data, at + 2) is None:
+                return True
+            at = data.find(start, at + 2)
+    return False
 
 
 def may_spell_a_name(data: bytes) -> bool:
@@ -209,40 +224,58 @@ class _Values:
         self.asked = 0
         self._imports: dict[bytes, list[tuple[bytes, bytes | None]]] | None = None
         self._sources: dict[bytes, tuple[str, ProjectIndex | None, str]] = {}
+        # Answers already worked out, by name (`self.<attribute>` for an attribute): receivers
+        # share the names their values come from, and each question rescans the file.
+        self._known: dict[bytes, bool] = {}
 
     def typed_name(self, name: bytes, seen: set[bytes] | None = None) -> bool:
         """Whether the file may give `name` a value the detector types: an import (`from .utils
         import dist`, `import torch.distributed as dist`), a `def` (its returns), a walrus, or
         an assignment or a loop whose value or iterable is not plainly untyped; in a file that
         names a tracked type, also an annotation or an `isinstance` of it."""
-        seen = set() if seen is None else seen
+        known = self._known.get(name)
+        if known is not None:
+            return known
+        asking, seen = seen is None, set() if seen is None else seen
         if name in seen:
             return False
         seen.add(name)
         self.asked += 1
-        if self.asked > self.LIMIT or self.imported_typed(name):
-            return True
-        if self.types and (_annotated(self.data, name) or _narrowed(self.data, name)):
-            return True  # `mesh: DeviceMesh`, `isinstance(pg, PG)`: what a type's name may type
-        return any(value is None or cut or self.typed_value(value, seen)
+        typed = self.asked > self.LIMIT or self.imported_typed(name) \
+            or bool(self.types and (_annotated(self.data, name) or _narrowed(self.data, name))) \
+            or any(value is None or cut or self.typed_value(value, seen)
                    for value, cut in _bindings(self.data, name))
+        return self._settle(name, typed, seen if asking else None)
 
     def typed_attribute(self, attribute: bytes, seen: set[bytes] | None = None) -> bool:
         """Whether `self.<attribute>` may be typed: what the file assigns to it; in a file that
         names a type, also an annotation of it (`self.mesh: DeviceMesh`), and any attribute of
         a `self` whose class may have a tracked base (the resolver types it as the base)."""
-        seen = set() if seen is None else seen
         key = b"self." + attribute
+        known = self._known.get(key)
+        if known is not None:
+            return known
+        asking, seen = seen is None, set() if seen is None else seen
         if key in seen:
             return False
         seen.add(key)
         self.asked += 1
-        if self.asked > self.LIMIT:
-            return True
-        if self.self_may_be_typed() or (self.types and _annotated(self.data, attribute, on_self=True)):
-            return True
-        return any(value is None or cut or self.typed_value(value, seen)
+        typed = self.asked > self.LIMIT or self.self_may_be_typed() \
+            or bool(self.types and _annotated(self.data, attribute, on_self=True)) \
+            or any(value is None or cut or self.typed_value(value, seen)
                    for value, cut in _self_bindings(self.data, attribute))
+        return self._settle(key, typed, seen if asking else None)
+
+    def _settle(self, key: bytes, typed: bool, asked: set[bytes] | None) -> bool:
+        """Remember an answer. "Maybe" holds wherever it was reached. "No" is certain only for
+        a question asked from outside (`asked`: every name it looked at): inside one, a name
+        already being looked at counts as no, to end a cycle, so a no there may be partial;
+        but when the whole question ends in no, no name it looked at can be typed."""
+        if typed:
+            self._known[key] = True
+        elif asked is not None:
+            self._known.update(dict.fromkeys(asked, False))
+        return typed
 
     def self_may_be_typed(self) -> bool:
         """Whether `self` (or `cls`) may hold a tracked value: in a class whose base may be a
@@ -422,7 +455,7 @@ class TextFilter:
             # CPython ends a line, and a comment, at a lone `\r` too; the patterns here read `\n`.
             data = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
         accesses = list(_ACCESS.finditer(data))
-        private_string = b"getattr" in data and _PRIVATE_STRING.search(data) is not None
+        private_string = b"getattr" in data and _has_private_string(data)
         # A file that names a tracked type may type a receiver through it: an annotation, an
         # `isinstance`, a base class (`self`), a cast. (Substrings: `DTensorSpec` also says
         # `DTensor`, which only lets more by; so does an escape that may spell a letter.)

@@ -338,3 +338,24 @@ def test_a_lone_carriage_return_ends_a_comment():
     data = b'import torch\n# note\rtorch._dynamo.reset()\n'
     assert TEXT.search(data)
     assert check_source(data, "case.py", Context.build(load_catalog(), Settings())).findings
+
+
+def test_a_string_getattr_reads_is_private_in_either_quote_or_escaped_not_a_dunder():
+    # The text looks for a quote then `_` (or `\`) with `bytes.find`, not a pattern tried at
+    # every byte: both quotes, an escape, and not the rest of a dunder (`"__init__"`).
+    head = b"import torch.distributed as dist\npg = dist.new_group()\n"
+    for call in (b'fn = getattr(pg, "_allgather_base")\n', b"fn = getattr(pg, '_allgather_base')\n",
+                 b"fn = getattr(pg, '\\x5fallgather_base')\n", b'fn = getattr(pg, "\\x5fallgather_base")\n'):
+        assert TEXT.search(head + call), call
+    for call in (b'fn = getattr(pg, "__init__")\n', b"fn = getattr(pg, '__class__', None)\n"):
+        assert not TEXT.search(head + call), call
+    # With no private name in the file, a cast types nothing the text must follow.
+    assert not TEXT.search(b"from typing import cast\nm = cast('DeviceMesh', y)\nf = getattr(m, '__init__')\n")
+
+
+def test_a_name_many_receivers_come_from_is_looked_at_once():
+    # Forty receivers whose values all come from one untyped chain: each receiver is a question,
+    # and the names they share are answered once, so the bound on questions (which would pass
+    # the file on as "maybe") is not reached and the file is judged.
+    data = b"import torch\ncfg = load()\n" + b"".join(b"a%d = cfg.x\na%d._p\n" % (i, i) for i in range(40))
+    assert not TEXT.search(data)
