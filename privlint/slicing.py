@@ -119,10 +119,12 @@ class _Unit:
     words: frozenset[bytes] | None = None  # the names its lines mention, once asked
 
 
-def _normalized(words: list[bytes]) -> frozenset[bytes]:
-    """The words, and the form CPython gives each non-ASCII one (NFKC: `ｄist` is `dist`), as
-    CPython's tree names what the text spells."""
+def _normalized(words: list[bytes], text: bytes) -> frozenset[bytes]:
+    """The words found in `text`, and the form CPython gives each non-ASCII one (NFKC: `ｄist`
+    is `dist`), as CPython's tree names what the text spells."""
     found = frozenset(words)
+    if text.isascii():
+        return found  # most code: one look at the text, not one at each word
     odd = [word for word in found if not word.isascii()]
     if not odd:
         return found
@@ -328,7 +330,8 @@ class _Slicer:
         self.bodies: list[_Body] = []
 
     def words(self, first: int, last: int) -> frozenset[bytes]:
-        return _normalized(_WORD.findall(b"\n".join(self.lines[first - 1:last])))
+        text = b"\n".join(self.lines[first - 1:last])
+        return _normalized(_WORD.findall(text), text)
 
     def unit_words(self, unit: _Unit) -> frozenset[bytes]:
         if unit.words is None:
@@ -366,12 +369,13 @@ class _Slicer:
         looked up there and in the scopes around it, and `self.<attribute>` in its class.
         `own`: the name a `def` on these lines binds, which its own line does not mention (a
         call by that name elsewhere does: then what the function returns is kept)."""
-        words: set[bytes] = set(self.words(first, last))
-        if own and _WORD.findall(b"\n".join(self.lines[first - 1:last])).count(own) == 1:
+        text = b"\n".join(self.lines[first - 1:last])
+        spelled = _WORD.findall(text)
+        words: set[bytes] = set(_normalized(spelled, text))
+        if own and spelled.count(own) == 1:
             words.discard(own)
         if scope.owner is not None:
-            self.need(scope.owner, set(_normalized(_SELF_ATTRIBUTE.findall(
-                b"\n".join(self.lines[first - 1:last])))))
+            self.need(scope.owner, set(_normalized(_SELF_ATTRIBUTE.findall(text), text)))
         current: _Scope | None = scope  # a class body's own code sees its names (methods do not)
         while current is not None and words:
             words -= current.mentioned  # an enclosing scope has every name its inner ones have
@@ -434,7 +438,7 @@ class _Slicer:
             # What it may store on `self`, read from the text (a tree walk only when it matters).
             text = b"\n".join(self.lines[unit.first - 1:unit.last])
             stores = set() if owner is None or isinstance(statement, ast.ClassDef) \
-                else set(_normalized(_STORE_LIKE.findall(text)))
+                else set(_normalized(_STORE_LIKE.findall(text), text))
             binds = {name for s in unit.statements for name in _bound_names(s, text)}
             if binds & scope.mentioned or (stores and stores & owner.needed & _stores_of(unit)):
                 self.keep(unit)
