@@ -85,12 +85,25 @@ def gate_words(catalog: Catalog) -> GateWords:
 
 
 @dataclass(frozen=True)
+class SelfStores:
+    """What the gate worked out of the values a file stores on `self` (`self.pg = v`), for the
+    slicer: a store matters to the detector only when it may type the attribute (the resolver
+    keeps a tracked value or a capability flag, and nothing else) or make a flag."""
+
+    typed: frozenset[str]     # the attributes whose `self.<attribute>` may hold a tracked value
+    # The names the file binds by a `def` or as an assignment's or a loop's target: what a
+    # predicate (`def has_x(): return hasattr(...)`), whose call makes a flag, may be called by.
+    assigned: frozenset[str]
+
+
+@dataclass(frozen=True)
 class Reading:
     """What the gate learned of one file."""
 
     maybe: bool                          # may the detector report anything here?
     tree: ast.Module | None = None       # CPython's tree, when it parsed the file
     lines: frozenset[int] = frozenset()  # the lines of the candidate uses
+    stores: SelfStores | None = None     # None: any store on `self` may type (not worked out)
 
 
 @dataclass(frozen=True)
@@ -327,13 +340,13 @@ def read(data: bytes, words: GateWords, origin: Origin = Origin()) -> Reading:
         # A type's name, or a string that may spell one (`"Process\x47roup"`) in an annotation.
         named = words.types_pattern is not None and (words.types_pattern.search(data) is not None
                                                      or may_spell_a_name(data))
-        lines = _candidates(tree, words, origin, named)
+        lines, stores = _candidates(tree, words, origin, named)
     except (SyntaxError, ValueError, RecursionError, MemoryError, UnicodeError, OverflowError):
         return Reading(True)
     finally:
         if collecting:
             gc.enable()
-    return Reading(bool(lines), tree, frozenset(lines))
+    return Reading(bool(lines), tree, frozenset(lines), stores)
 
 
 def _long_string_run(tree: ast.Module, data: bytes) -> bool:
@@ -397,8 +410,10 @@ def returns_in(statements: list[ast.stmt]):
                 todo.extend(getattr(statement, name, ()) or ())
 
 
-def _candidates(tree: ast.Module, words: GateWords, origin: Origin, named: bool) -> set[int]:
-    """`named`: the file's text names a tracked type."""
+def _candidates(tree: ast.Module, words: GateWords, origin: Origin,
+                named: bool) -> tuple[set[int], SelfStores | None]:
+    """The lines of the candidate uses, and what the stores on `self` may type (None when the
+    file's uses did not need it worked out). `named`: the file's text names a tracked type."""
     roots, members, results = words.roots, words.members, words.results
     everywhere = False                              # a star import of a root: any name may be its
     definite: set[int] = set()                     # lines that hold a candidate whatever names hold
@@ -416,6 +431,7 @@ def _candidates(tree: ast.Module, words: GateWords, origin: Origin, named: bool)
     # any other way: a call of a name in the first and not the second is untyped.
     imported_callees: set[str] = set()
     bound: set[str] = set()
+    assigned: set[str] = set()  # bound by a `def` or as a target (SelfStores.assigned)
     path_heads: set[str] = set()  # names imports of anything but torch bind (_Calls.path_heads)
     todo: list = [tree]
     pop, extend, append = todo.pop, todo.extend, todo.append
@@ -437,6 +453,7 @@ def _candidates(tree: ast.Module, words: GateWords, origin: Origin, named: bool)
             if kind is Name:
                 if type(node.ctx) is not Load:
                     bound.add(node.id)
+                    assigned.add(node.id)
             elif kind is ast.Import:
                 for alias in node.names:
                     parts = alias.name.split(".")
@@ -507,6 +524,7 @@ def _candidates(tree: ast.Module, words: GateWords, origin: Origin, named: bool)
             binders.append(node)
             if kind is ast.FunctionDef or kind is ast.AsyncFunctionDef:
                 bound.add(node.name)
+                assigned.add(node.name)
         elif kind is ast.ClassDef:
             bases.extend(node.bases)
             bound.add(node.name)
@@ -522,14 +540,14 @@ def _candidates(tree: ast.Module, words: GateWords, origin: Origin, named: bool)
             elif value is not None and isinstance(value, AST):
                 append(value)
     if not uses:
-        return definite
+        return definite, None
     # A project star import may bind any name: then no callee is known to be torch's alone.
     calls = _Calls(results, frozenset(imported_callees - bound) if not stars else frozenset(),
                    frozenset(_aliases(path_heads, binders)))
     heads: list[tuple[str | ast.Call | None, int]] = [
         (_head(receiver, calls) if receiver is not None else None, line) for receiver, line in uses]
     if everywhere:
-        return definite | {line for head, line in heads if head != "self" or bases}
+        return definite | {line for head, line in heads if head != "self" or bases}, None
     flows = _flows(binders, members, words.types, calls)
     for at, (head, line) in enumerate(heads):
         if type(head) is ast.Call:  # a cast: typed as its first argument annotates
@@ -547,8 +565,11 @@ def _candidates(tree: ast.Module, words: GateWords, origin: Origin, named: bool)
     # A `self` that may be typed as a plain name (`def patch(self: DTensorSpec)`) may type
     # its attributes too (`self.mesh._x`: the catalog knows a tracked type's attributes).
     typed_self = "self" in held
-    return definite | {line for head, line in heads
-                       if head in held or (typed_self and type(head) is str and head.startswith("self."))}
+    lines = definite | {line for head, line in heads
+                        if head in held or (typed_self and type(head) is str and head.startswith("self."))}
+    stores = None if typed_self else SelfStores(
+        frozenset(name[len("self."):] for name in held if name.startswith("self.")), frozenset(assigned))
+    return lines, stores
 
 
 _BINDERS = frozenset({ast.Assign, ast.AnnAssign, ast.NamedExpr, ast.For, ast.AsyncFor,

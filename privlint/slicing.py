@@ -11,7 +11,11 @@ What a kept statement depends on, and is kept with it (repeated until nothing ch
 - a statement that binds a name a kept statement mentions: looked up as the detector's
   resolver does, in the statement's own function, then the functions around it, then the
   module (a class body is not seen from its methods); an import, an assignment, a `def`;
-- `self.pg = ...` in any method of the class, when kept code reads `self.pg`;
+- `self.pg = ...` in any method of the class, when kept code reads `self.pg` and the store
+  may change what the resolver keeps for it: the gate found `self.pg` may hold a tracked
+  value, or the stored value may be a capability flag (a probe, a comparison, a name, a
+  `self.<attribute>`, or a call by a name the file defines or assigns). The resolver keeps
+  nothing else for an attribute, so any other store leaves it as it was;
 - the `return`s of a function (without a return annotation) whose name kept code mentions:
   what they give types its calls;
 - a statement that mentions a private name a candidate's line mentions (the detector's "the
@@ -52,7 +56,7 @@ from bisect import bisect_left
 from dataclasses import dataclass, field
 from typing import Iterator
 
-from privlint.astgate import BODIES, returns_in
+from privlint.astgate import BODIES, SelfStores, returns_in
 from privlint.prefilter import may_spell_a_name
 
 _WORD = re.compile(rb"[A-Za-z_\x80-\xff][A-Za-z0-9_\x80-\xff]*")  # non-ASCII bytes are name bytes
@@ -245,6 +249,46 @@ def _self_stores(statement: ast.stmt) -> set[bytes]:
     return stores
 
 
+def _stored_values(statements: list[ast.stmt], attribute: str) -> "Iterator[ast.expr]":
+    """The values these statements (and those in their bodies) assign to `self.<attribute>`
+    or `cls.<attribute>` itself: a target inside a tuple or a subscript is given no value the
+    resolver keeps, and a loop gives its elements, never a flag."""
+    for node in _statements_in(statements):
+        kind = type(node)
+        if kind is ast.Assign:
+            if any(_on_self(target) and target.attr == attribute for target in node.targets):
+                yield node.value
+        elif kind is ast.AnnAssign:
+            if node.value is not None and _on_self(node.target) and node.target.attr == attribute:
+                yield node.value
+
+
+# Calls whose result the detector reads as a capability fact (guards.py's condition_facts).
+_PROBES = frozenset({"hasattr", "getattr", "callable", "bool"})
+
+
+def _may_be_a_flag(value: ast.expr, assigned: frozenset[str]) -> bool:
+    """Whether the detector may read a capability flag from this value (guards.py's
+    condition_facts, through `not`, `and`, `or`): a probe (`hasattr(...)`), a comparison, a
+    name or a `self.<attribute>` (which may hold a flag), or a call by a name the file binds by
+    a `def` or an assignment (`assigned`: only such a name may be a predicate; an imported one
+    never is)."""
+    todo = [value]
+    while todo:
+        node = todo.pop()
+        kind = type(node)
+        if kind is ast.UnaryOp:
+            todo.append(node.operand)
+        elif kind is ast.BoolOp:
+            todo.extend(node.values)
+        elif kind is ast.Compare or kind is ast.Name or (kind is ast.Attribute and _on_self(node)):
+            return True
+        elif kind is ast.Call and type(node.func) is ast.Name \
+                and (node.func.id in _PROBES or node.func.id in assigned):
+            return True
+    return False
+
+
 def _is_guard(statement: ast.stmt) -> bool:
     """A statement whose guard holds for the code after it (detect.py's `leave_If`, `visit_Assert`)."""
     if isinstance(statement, ast.Assert):
@@ -319,8 +363,9 @@ class _Slicer:
     into its bodies), and per scope an index from names to the statements that bind them."""
 
     def __init__(self, lines: list[bytes], candidates: frozenset[int], private: frozenset[bytes],
-                 stars: list[int], scopes: list[_Scope]):
+                 stars: list[int], scopes: list[_Scope], stores: SelfStores | None = None):
         self.lines = lines
+        self.stores = stores  # what the gate knows the stores on `self` may type
         self.candidates = sorted(candidates)
         self.private = private
         self.stars = stars  # the lines of the project's star imports: what they bind is unseen
@@ -390,8 +435,20 @@ class _Slicer:
         owner.needed |= attributes
         for attribute in attributes:
             for unit in owner.storers.pop(attribute, ()):
-                if attribute in _stores_of(unit):
+                if attribute in _stores_of(unit) and self._store_matters(unit, attribute):
                     self.keep(unit)
+
+    def _store_matters(self, unit: _Unit, attribute: bytes) -> bool:
+        """Whether what `unit` stores on `self.<attribute>` may change what the detector reads
+        there. The resolver keeps for an attribute only a tracked value or a capability flag
+        (the last such store); any other store leaves it as it was. So a store matters when
+        the gate found the attribute may hold a tracked value (or did not work that out), or
+        when a stored value may be a flag (_may_be_a_flag)."""
+        stores = self.stores
+        if stores is None or not attribute.isascii() or attribute.decode() in stores.typed:
+            return True  # (a name spelled with other letters is kept: CPython reads it NFKC)
+        return any(_may_be_a_flag(value, stores.assigned)
+                   for value in _stored_values(unit.statements, attribute.decode()))
 
     def add(self, units: list[_Unit]) -> None:
         """Read a body's statements: keep those kept for their own sake, index the others."""
@@ -440,7 +497,8 @@ class _Slicer:
             stores = set() if owner is None or isinstance(statement, ast.ClassDef) \
                 else set(_normalized(_STORE_LIKE.findall(text), text))
             binds = {name for s in unit.statements for name in _bound_names(s, text)}
-            if binds & scope.mentioned or (stores and stores & owner.needed & _stores_of(unit)):
+            if binds & scope.mentioned or (stores and any(
+                    self._store_matters(unit, attribute) for attribute in stores & owner.needed & _stores_of(unit))):
                 self.keep(unit)
                 continue
             for name in binds:
@@ -634,12 +692,13 @@ def _star_imports(tree: ast.Module) -> list[ast.ImportFrom]:
 
 
 def slice_source(data: bytes, tree: ast.Module, candidates: frozenset[int],
-                 inside_torch: bool = False) -> Slice | None:
+                 inside_torch: bool = False, stores: SelfStores | None = None) -> Slice | None:
     """The kept lines of the file (see Slice); None to parse it whole. `inside_torch`: the
-    file is a module of torch's own package, where a relative import names torch's modules."""
+    file is a module of torch's own package, where a relative import names torch's modules.
+    `stores`: what the gate worked out of the values stored on `self` (None: any may type)."""
     scopes: list[_Scope] = []
     try:
-        return _slice(data, tree, candidates, inside_torch, scopes)
+        return _slice(data, tree, candidates, inside_torch, scopes, stores)
     finally:
         # A scope's indexes point at its statements and each statement at its scope: left as
         # they are, these cycles keep every file's trees (CPython's too) for the cyclic
@@ -651,7 +710,7 @@ def slice_source(data: bytes, tree: ast.Module, candidates: frozenset[int],
 
 
 def _slice(data: bytes, tree: ast.Module, candidates: frozenset[int], inside_torch: bool,
-           scopes: list[_Scope]) -> Slice | None:
+           scopes: list[_Scope], stores: SelfStores | None) -> Slice | None:
     if b"\r" in data or data.startswith(b"\xef\xbb\xbf"):
         return None
     if may_spell_a_name(data):
@@ -672,7 +731,7 @@ def _slice(data: bytes, tree: ast.Module, candidates: frozenset[int], inside_tor
     # detector's whole-file reading of those names ("set here first", probes) is unchanged.
     private = _private(frozenset(w for line in candidates if 0 < line <= len(lines)
                                  for w in _WORD.findall(lines[line - 1])))
-    slicer = _Slicer(lines, candidates, private, sorted(star.lineno for star in stars), scopes)
+    slicer = _Slicer(lines, candidates, private, sorted(star.lineno for star in stars), scopes, stores)
     slicer.add(units)
     slicer.run()
     first = next((index for index, unit in enumerate(units) if unit.kept), 0)

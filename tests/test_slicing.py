@@ -50,7 +50,7 @@ def _source(text: str) -> bytes:
 def _piece(data: bytes) -> slicing.Slice | None:
     reading = read(data, WORDS)
     assert reading.maybe and reading.tree is not None
-    return slice_source(data, reading.tree, reading.lines)
+    return slice_source(data, reading.tree, reading.lines, stores=reading.stores)
 
 
 def _sliced(data: bytes) -> bytes | None:
@@ -396,6 +396,35 @@ CASES = {
     """,
 }
 
+# A capability flag stored on `self` in one method guards a use in another. The stored value
+# types nothing, so only its being a flag keeps the store in the slice (_may_be_a_flag).
+_FLAG_ON_SELF = """
+    import torch.distributed as dist
+    HAS_BASE = hasattr(dist, "_all_gather_base")
+    def can_gather():
+        return hasattr(dist, "_all_gather_base")
+    check = can_gather
+    class Worker:
+        def __init__(self, config):
+            self.ok = @VALUE@
+    @FILLER4@
+        def go(self, out, inp):
+            if @TEST@:
+                dist._all_gather_base(out, inp)
+"""
+FLAG_VALUES = {
+    "a probe": ('hasattr(dist, "_all_gather_base")', "self.ok"),
+    "a probe after a negation": ('not config.off and hasattr(dist, "_all_gather_base")', "self.ok"),
+    "a probe and a call": ('hasattr(dist, "_all_gather_base") and config.enabled()', "self.ok"),
+    "a getattr compared with None": ('getattr(dist, "_all_gather_base", None) is not None', "self.ok"),
+    "a predicate's result": ("can_gather()", "self.ok"),
+    "an aliased predicate's result": ("check()", "self.ok"),
+    "a flag copied": ("HAS_BASE", "self.ok"),
+    "a probe through bool": ('bool(hasattr(dist, "_all_gather_base"))', "self.ok"),
+}
+for _name, (_value, _test) in FLAG_VALUES.items():
+    CASES[f"a flag on self: {_name}"] = _FLAG_ON_SELF.replace("@VALUE@", _value).replace("@TEST@", _test)
+
 
 WHOLE_BODIES = {"a use in a handler, the fallback of the public API in the body",
                 "a table with a walrus inside", "a table that sets a private name the use reads"}
@@ -418,6 +447,40 @@ def test_a_slice_reports_the_file_s_own_lines():
     assert piece.starts.statements == [1, piece.numbers.index(92) + 1]  # the import, the function
     findings = _same_report(data)
     assert [(f.line, f.column) for f in findings] == [(93, 5)]
+
+
+@pytest.mark.parametrize("name", sorted(FLAG_VALUES))
+def test_a_flag_stored_on_self_is_kept_with_the_use_it_guards(name):
+    data = _source(CASES[f"a flag on self: {name}"])
+    assert b"self.ok = " in _sliced(data)
+    assert _same_report(data) == []  # the flag guards the use
+
+
+def test_a_store_on_self_that_types_nothing_is_left_out():
+    # `self.handler` is read beside the use, but what it is given is no tracked value and no
+    # flag: the resolver leaves the attribute as it was, so the store, and the statements
+    # that its arguments would keep, are not handed to libcst.
+    data = _source("""
+        import torch.distributed as dist
+        class Handler:
+            def __init__(self, *parts):
+                self.parts = parts
+        def default_callbacks(args):
+            return [args]
+        class Trainer:
+            def __init__(self, model, args):
+                callbacks = default_callbacks(args)
+                self.handler = Handler(callbacks, model, args.flags)
+                self.pg = dist.new_group()
+        @FILLER4@
+            def step(self, out, inp):
+                self.handler.on_step(self.pg)
+                self.pg._allgather_base(out, inp)
+    """)
+    sliced = _sliced(data)
+    assert b"self.pg = dist.new_group()" in sliced
+    assert b"self.handler = " not in sliced and b"class Handler" not in sliced
+    assert len(_same_report(data)) == 1
 
 
 def test_a_class_keeps_only_the_methods_the_use_depends_on():
