@@ -548,13 +548,15 @@ def _candidates(tree: ast.Module, words: GateWords, origin: Origin,
         (_head(receiver, calls) if receiver is not None else None, line) for receiver, line in uses]
     if everywhere:
         return definite | {line for head, line in heads if head != "self" or bases}, None
-    flows = _flows(binders, members, words.types, calls)
+    flows, functions = _flows(binders, members, words.types, calls)
     for at, (head, line) in enumerate(heads):
         if type(head) is ast.Call:  # a cast: typed as its first argument annotates
             key = f"<cast {at}>"
             flows.append((key, _cast_type(head, words.types)))
             heads[at] = (key, line)
     based = set().union(*(_annotation(base, words.types) for base in bases))
+    _add_returned(flows, functions, {head for head, _ in heads if type(head) is str} | based | {"self", "cls"},
+                  members, words.types, calls)
     _add_handed_on(sources, handed, stars, flows, heads, origin, roots, words.types, based)
     held = _fixed_point(sources, flows)
     # `self` is typed by a tracked base class, read as an annotation is (`dist.ProcessGroup`,
@@ -608,11 +610,13 @@ def _aliases(heads: set[str], binders: list[ast.AST]) -> set[str]:
     return heads
 
 
-def _flows(binders: list[ast.AST], members: frozenset[str], types: frozenset[str],
-           calls: _Calls) -> list[tuple[str, set[str]]]:
-    """(name bound, what its value comes from) for each binding the walk met: read only for
-    a file with private uses whose receivers must be followed."""
+def _flows(binders: list[ast.AST], members: frozenset[str], types: frozenset[str], calls: _Calls
+           ) -> tuple[list[tuple[str, set[str]]], dict[str, list[ast.FunctionDef | ast.AsyncFunctionDef]]]:
+    """(name bound, what its value comes from) for each binding the walk met but a function's
+    returns, and the functions by name (their returns are read on demand: _add_returned).
+    Read only for a file with private uses whose receivers must be followed."""
     flows: list[tuple[str, set[str]]] = []
+    functions: dict[str, list[ast.FunctionDef | ast.AsyncFunctionDef]] = {}
     for node in binders:
         kind = type(node)
         if kind is ast.Call:  # `isinstance(p, PG)` types `p` where it holds
@@ -641,17 +645,35 @@ def _flows(binders: list[ast.AST], members: frozenset[str], types: frozenset[str
             if name is not None:
                 flows.append((name, _value(node.iter, members, types, calls)))
         else:
-            # What a function here returns may be typed (the detector follows its returns).
+            functions.setdefault(node.name, []).append(node)
+            arguments = node.args
+            for argument in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs):
+                if argument.annotation is not None:
+                    flows.append((argument.arg, _annotation(argument.annotation, types)))
+    return flows, functions
+
+
+def _add_returned(flows: list[tuple[str, set[str]]],
+                  functions: dict[str, list[ast.FunctionDef | ast.AsyncFunctionDef]],
+                  demanded: set[str], members: frozenset[str], types: frozenset[str],
+                  calls: _Calls) -> None:
+    """Add what functions return (the detector types a call by its function's returns), for
+    the functions a value or a use here may reach by name: those in `demanded` (the uses'
+    heads, the base classes, `self` and `cls`) or in what the flows come from, and so on
+    through their own returns. A function nothing reads by name types nothing, and most of
+    a file's functions are such."""
+    wanted = set(demanded)
+    for _, came in flows:
+        wanted |= came
+    pending = [name for name in wanted if name in functions]
+    while pending:
+        for node in functions.pop(pending.pop(), ()):
             came = _annotation(node.returns, types)
             for returned in returns_in(node.body):
                 came |= _value(returned.value, members, types, calls)
             if came:
                 flows.append((node.name, came))
-            arguments = node.args
-            for argument in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs):
-                if argument.annotation is not None:
-                    flows.append((argument.arg, _annotation(argument.annotation, types)))
-    return flows
+                pending.extend(name for name in came if name in functions)
 
 
 def _add_handed_on(sources: set[str], handed: dict[str, list[tuple[str, str]]], stars: list[str],

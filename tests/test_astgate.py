@@ -26,6 +26,14 @@ FILTERED = dataclasses.replace(Context.build(CATALOG, Settings()), fixable=())
 UNFILTERED = Context.build(CATALOG, Settings(), use_prefilter=False)
 
 MUST_PASS = {
+    "a function's result through another function's": """
+        import torch.distributed as dist
+        def inner():
+            return dist.new_group()
+        def outer():
+            return inner()
+        outer()._allgather_base(a, b)
+    """,
     "a parenthesised receiver after return": """
         import torch.distributed as dist
         def manager():
