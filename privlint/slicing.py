@@ -210,9 +210,10 @@ _STORE_LIKE = re.compile(rb"\b(?:self|cls)[\s\\)]*\.[\s\\]*([A-Za-z_\x80-\xff][A
                          rb"[\s\\]*(?:=(?!=)|:|,|\)|\]|in\b)")  # over lines too: `self.\` ... `pg =`
 
 
-def _stores_of(unit: "_Unit") -> set[bytes]:
+def _stores_of(unit: "_Unit", lines: list[bytes]) -> set[bytes]:
     if unit.stores is None:
-        unit.stores = {name for s in unit.statements for name in _self_stores(s)}
+        text = b"\n".join(lines[unit.first - 1:unit.last])
+        unit.stores = {name for s in unit.statements for name in _self_stores(s, text)}
     return unit.stores
 
 
@@ -230,9 +231,11 @@ def _statements_in(statements: list) -> "Iterator[ast.AST]":
                 pending.extend(inner)
 
 
-def _self_stores(statement: ast.stmt) -> set[bytes]:
+def _self_stores(statement: ast.stmt, text: bytes) -> set[bytes]:
     """The attributes a statement assigns on `self` (`self.pg = mesh.get_group()` types
-    `self.pg` in every method of the class)."""
+    `self.pg` in every method of the class), a comprehension's target too (`[0 for self.mesh
+    in meshes]`: the resolver binds it as a loop's). `text`: the statement's source; without
+    `for` in it, no comprehension is looked for."""
     stores: set[bytes] = set()
     for node in _statements_in([statement]):
         kind = type(node)
@@ -246,6 +249,10 @@ def _self_stores(statement: ast.stmt) -> set[bytes]:
             for part in ast.walk(target):
                 if _on_self(part):
                     stores.add(part.attr.encode())
+    if b"for" in text:
+        for node in ast.walk(statement):
+            if type(node) is ast.comprehension:
+                stores.update(part.attr.encode() for part in ast.walk(node.target) if _on_self(part))
     return stores
 
 
@@ -419,8 +426,11 @@ class _Slicer:
         words: set[bytes] = set(_normalized(spelled, text))
         if own and spelled.count(own) == 1:
             words.discard(own)
-        if scope.owner is not None:
-            self.need(scope.owner, set(_normalized(_SELF_ATTRIBUTE.findall(text), text)))
+        # `self.<attribute>` read in a method, or in code the class body runs itself (a
+        # lambda, a default argument, a decorator), which the resolver reads in the class too.
+        owner = scope if scope.kind == CLASS else scope.owner
+        if owner is not None:
+            self.need(owner, set(_normalized(_SELF_ATTRIBUTE.findall(text), text)))
         current: _Scope | None = scope  # a class body's own code sees its names (methods do not)
         while current is not None and words:
             words -= current.mentioned  # an enclosing scope has every name its inner ones have
@@ -435,7 +445,7 @@ class _Slicer:
         owner.needed |= attributes
         for attribute in attributes:
             for unit in owner.storers.pop(attribute, ()):
-                if attribute in _stores_of(unit) and self._store_matters(unit, attribute):
+                if attribute in _stores_of(unit, self.lines) and self._store_matters(unit, attribute):
                     self.keep(unit)
 
     def _store_matters(self, unit: _Unit, attribute: bytes) -> bool:
@@ -498,7 +508,7 @@ class _Slicer:
                 else set(_normalized(_STORE_LIKE.findall(text), text))
             binds = {name for s in unit.statements for name in _bound_names(s, text)}
             if binds & scope.mentioned or (stores and any(
-                    self._store_matters(unit, attribute) for attribute in stores & owner.needed & _stores_of(unit))):
+                    self._store_matters(unit, attribute) for attribute in stores & owner.needed & _stores_of(unit, self.lines))):
                 self.keep(unit)
                 continue
             for name in binds:

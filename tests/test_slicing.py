@@ -396,6 +396,71 @@ CASES = {
     """,
 }
 
+# Found in review: a store the resolver makes that the slicer did not count as one, and reads
+# of `self` in code the class body runs itself. Each was lost, or reported wrongly, once a
+# store beside it (`self.size = 1`, which types nothing) was no longer kept for its own read.
+CASES.update({
+    "a comprehension's target on self beside a store that types nothing": """
+        import torch.distributed as dist
+        from torch.distributed.device_mesh import DeviceMesh
+        class Trainer:
+            def __init__(self, meshes: "list[DeviceMesh]"):
+                self.size = 1; [0 for self.mesh in meshes]
+        @FILLER4@
+            def step(self, foo):
+                foo._bar()
+                self.mesh._flatten(self.size)
+    """,
+    "a comprehension's target on self in a method of two statements": """
+        import torch.distributed as dist
+        from torch.distributed.device_mesh import DeviceMesh
+        class Trainer:
+            def setup(self, meshes: "list[DeviceMesh]"):
+                self.size = 1
+                [0 for self.mesh in meshes]
+        @FILLER4@
+            def step(self, foo):
+                foo._bar()
+                self.mesh._flatten(self.size)
+    """,
+    "a comprehension's target on self inside an if": """
+        import torch.distributed as dist
+        from torch.distributed.device_mesh import DeviceMesh
+        class Trainer:
+            def __init__(self, meshes: "list[DeviceMesh]", c):
+                if c:
+                    self.size = 1
+                    [0 for self.mesh in meshes]
+                else:
+                    self.size = 2
+        @FILLER4@
+            def step(self, foo):
+                foo._bar()
+                self.mesh._flatten(self.size)
+    """,
+    "a flag on self read by a lambda of the class body": """
+        import torch.distributed as dist
+        HAS = hasattr(dist, "_all_gather_base")
+        class A:
+            def __init__(self):
+                self.size = 1; self.ok = HAS
+        @FILLER4@
+            def go(self, out, inp):
+                dist._all_gather_base(out, inp, self.size)
+            gather = lambda self, out, inp: dist._all_gather_base(out, inp) if self.ok else None
+    """,
+    "a flag on self read by a default argument": """
+        import torch.distributed as dist
+        HAS = hasattr(dist, "_all_gather_base")
+        class A:
+            def __init__(self):
+                self.ok = HAS
+        @FILLER4@
+            def go(self, out, inp, fn=(dist._all_gather_base if self.ok else None)):
+                return fn
+    """,
+})
+
 # A capability flag stored on `self` in one method guards a use in another. The stored value
 # types nothing, so only its being a flag keeps the store in the slice (_may_be_a_flag).
 _FLAG_ON_SELF = """
