@@ -210,6 +210,12 @@ _STORE_LIKE = re.compile(rb"\b(?:self|cls)[\s\\)]*\.[\s\\]*([A-Za-z_\x80-\xff][A
                          rb"[\s\\]*(?:=(?!=)|:|,|\)|\]|in\b)")  # over lines too: `self.\` ... `pg =`
 
 
+# `for` then `self` or `cls` as a loop's target: only space, brackets, line continuations and
+# comments may stand between (a name spelled with other letters is read by CPython as NFKC:
+# a text that is not ASCII is always walked).
+_FOR_SELF = re.compile(rb"\bfor(?:[\s\\(]|#[^\n]*+)*+(?:self|cls)\b")
+
+
 def _stores_of(unit: "_Unit", lines: list[bytes]) -> set[bytes]:
     if unit.stores is None:
         text = b"\n".join(lines[unit.first - 1:unit.last])
@@ -234,8 +240,8 @@ def _statements_in(statements: list) -> "Iterator[ast.AST]":
 def _self_stores(statement: ast.stmt, text: bytes) -> set[bytes]:
     """The attributes a statement assigns on `self` (`self.pg = mesh.get_group()` types
     `self.pg` in every method of the class), a comprehension's target too (`[0 for self.mesh
-    in meshes]`: the resolver binds it as a loop's). `text`: the statement's source; without
-    `for` in it, no comprehension is looked for."""
+    in meshes]`: the resolver binds it as a loop's). `text`: the statement's source; a
+    comprehension is looked for only where it may show `for self.` (_FOR_SELF)."""
     stores: set[bytes] = set()
     for node in _statements_in([statement]):
         kind = type(node)
@@ -249,7 +255,7 @@ def _self_stores(statement: ast.stmt, text: bytes) -> set[bytes]:
             for part in ast.walk(target):
                 if _on_self(part):
                     stores.add(part.attr.encode())
-    if b"for" in text:
+    if b"for" in text and (not text.isascii() or _FOR_SELF.search(text)):
         for node in ast.walk(statement):
             if type(node) is ast.comprehension:
                 stores.update(part.attr.encode() for part in ast.walk(node.target) if _on_self(part))
