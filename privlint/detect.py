@@ -384,8 +384,11 @@ class Detector(ScopeTracking, Visitor):
         """`isinstance(p, DTensor)`: inside the region where it holds, `p` is a DTensor."""
         if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
             return self._narrow(test.expression, region, not negated)
+        # Two positional arguments, the only call of `isinstance` that runs (it takes no
+        # keywords), as the `ast` gate reads it too.
         if negated or not (isinstance(test, cst.Call) and isinstance(test.func, cst.Name)
                            and test.func.value == "isinstance" and len(test.args) == 2
+                           and all(arg.keyword is None and not arg.star for arg in test.args)
                            and isinstance(test.args[0].value, cst.Name)):
             return None
         binding = self.resolver.annotation(test.args[1].value)

@@ -301,6 +301,14 @@ MUST_PASS = {
 }
 
 MUST_REJECT = {
+    # `isinstance` takes no keywords: such a call raises, and narrows nothing (detector and gate).
+    "isinstance with a keyword": """
+        import torch.distributed as dist
+        from torch.distributed import ProcessGroup
+        def f(p, a, b):
+            if isinstance(p, classinfo=ProcessGroup):
+                p._allgather_base(a, b)
+    """,
     # The resolver types a call through an attribute only by a callee the catalog names:
     # `torch.compile(model)` gives nothing it tracks (resolve.py's `_infer_call`).
     "a torch call the catalog says nothing of": """
