@@ -206,14 +206,15 @@ def _on_self(node: ast.AST) -> bool:
 
 # `self.x =`, `(self).x =`, `self.x: T`, `self.a, self.b =`, `for self.x in`: more than
 # stores (a call's argument `f(self.x, y)` looks the same), which `_stores_of` then tells apart.
-_STORE_LIKE = re.compile(rb"\b(?:self|cls)[\s\\)]*\.[\s\\]*([A-Za-z_\x80-\xff][A-Za-z0-9_\x80-\xff]*)"
-                         rb"[\s\\]*(?:=(?!=)|:|,|\)|\]|in\b)")  # over lines too: `self.\` ... `pg =`
+_STORE_LIKE = re.compile(rb"\b(?:self|cls)(?:[\s\\)]|#[^\n]*+)*+\.(?:[\s\\]|#[^\n]*+)*+"
+                         rb"([A-Za-z_\x80-\xff][A-Za-z0-9_\x80-\xff]*)"
+                         rb"(?:[\s\\]|#[^\n]*+)*+(?:=(?!=)|:|,|\)|\]|in\b)")  # `self.\` ... `pg =`, `(self.pg  # c` ... `) =`
 
 
 # `for` then `self` or `cls` as a loop's target: only space, brackets, line continuations and
 # comments may stand between (a name spelled with other letters is read by CPython as NFKC:
 # a text that is not ASCII is always walked).
-_FOR_SELF = re.compile(rb"\bfor(?:[\s\\(]|#[^\n]*+)*+(?:self|cls)\b")
+_FOR_SELF = re.compile(rb"for(?:[\s\\(]|#[^\n]*+)*+(?:self|cls)\b")  # (`[0for self.pg in g]` is code)
 
 
 def _stores_of(unit: "_Unit", lines: list[bytes]) -> set[bytes]:
@@ -601,9 +602,10 @@ class _Slicer:
                 or closing.lstrip()[:1] not in (b"]", b"}", b")") \
                 or len(closing) - len(closing.lstrip()) != value.end_col_offset - 1:
             return None  # not one bracket alone at the end of the first line, at the start of the last
-        if self.unit_words(unit) & self.private \
-                or any(type(node) is ast.NamedExpr for node in ast.walk(value)):
-            return None  # a private name the candidates use; a walrus binds a name
+        if self.unit_words(unit) & self.private or any(
+                type(node) is ast.NamedExpr or (type(node) is ast.comprehension and any(
+                    _on_self(part) for part in ast.walk(node.target))) for node in ast.walk(value)):
+            return None  # a private name the candidates use; a walrus binds a name; `for self.x in`
         return value.lineno + 1, value.end_lineno - 1
 
     def _shape(self) -> bool:
