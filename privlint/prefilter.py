@@ -880,18 +880,31 @@ def _self_bindings(data: bytes, attribute: bytes):
 
 def _self_head(data: bytes, start: int) -> int | None:
     """Where `self` or `cls` starts when the name at `start` is its attribute (`self.pg`, with
-    space, a line continuation or `)` around the dot); None otherwise."""
-    j = start - 1
-    while j >= 0 and data[j] in _SPACE:
-        j -= 1
+    space, a line continuation, a comment or `)` around the dot); None otherwise."""
+    j = _before_gap(data, start)
     if j < 0 or data[j] != 46:  # `.`
         return None
-    while j > 0 and (data[j - 1] in _SPACE or data[j - 1] == 41):  # `)`: `(self).pg`
-        j -= 1
+    j = _before_gap(data, j)
+    while j >= 0 and data[j] == 41:  # `)`: `(self).pg`
+        j = _before_gap(data, j)
     for head in (b"self", b"cls"):
-        if data.endswith(head, 0, j):
-            return j - len(head)
+        if data.endswith(head, 0, j + 1):
+            return j + 1 - len(head)
     return None
+
+
+def _before_gap(data: bytes, at: int) -> int:
+    """Where the last byte before `at` stands that is not space, a line continuation or a
+    comment that ends a line above it (-1 if none): `(self  # the group` then `).pg`. A `#` on
+    a line above may be a string's; read as a comment's, it only finds more."""
+    j = at - 1
+    while j >= 0 and data[j] in _SPACE:
+        if data[j] == 10:  # a line's end: the line may end in a comment
+            hash_at = data.find(b"#", data.rfind(b"\n", 0, j) + 1, j)
+            if hash_at >= 0:
+                j = hash_at
+        j -= 1
+    return j
 
 
 def _assigned(match: "re.Match[bytes]") -> tuple[bytes | None, bool]:
@@ -930,8 +943,8 @@ def _follows(data: bytes, start: int, gap: bytes, word: bytes) -> bool:
 _ASSIGN_TAIL = re.compile(rb"(?:[\s)]|\\\r?\n|#[^\n]*+)*+(:[^=\n]*)?=(?!=)([^\n]*)")  # `(pg) = v`, `pg \\`
 _ANNOTATION_START = re.compile(rb"(?:[ \t)]|\\\r?\n)*+:(?!=)")
 _WALRUS_TAIL = re.compile(rb"[\s\\]*:=")
-_LOOP_TAIL = re.compile(rb"[\s)\\]+in\b([^\n]*)")  # group 1: the iterable, to the line's end
-_SELF_LOOP_TAIL = re.compile(rb"[\s)\\]+in\b")
+_LOOP_TAIL = re.compile(rb"(?:[\s)\\]|#[^\n]*+)+in\b([^\n]*)")  # group 1: the iterable, to the line's end
+_SELF_LOOP_TAIL = re.compile(rb"(?:[\s)\\]|#[^\n]*+)+in\b")  # `for (self.pg  # c` ... `) in`
 
 
 _LITERAL_STARTS = frozenset(bytes([c]) for c in b"\"'0123456789[{-+~")  # literals, negations

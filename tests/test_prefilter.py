@@ -245,6 +245,24 @@ def test_comments_and_strings_around_a_receiver_are_read():
 # Found by a review, each once lost by the text prefilter (or the slice) while the whole
 # file reports a finding: the reports with and without the prefilters must agree.
 REVIEWED = {
+    # A second review of the eighth session's slicer: comments inside a store's target.
+    'comment before a store dot': b'import torch.distributed as dist\nclass Worker:\n    def setup(self):\n'
+                                  b'        (self  # the group\n         ).pg = dist.new_group()\n'
+                                  b'    def go(self, a, b):\n        self.pg._allgather_base(a, b)\n',
+    'comment after a store dot': b'import torch.distributed as dist\nclass Worker:\n    def setup(self):\n'
+                                 b'        (self.  # the group\n         pg) = dist.new_group()\n'
+                                 b'    def go(self, a, b):\n        self.pg._allgather_base(a, b)\n',
+    'comment in a loop target on self': b'import torch.distributed as dist\nfrom torch.distributed import ProcessGroup\n'
+                                        b'class Worker:\n    def setup(self, groups: list[ProcessGroup]):\n'
+                                        b'        for (self.pg  # each\n             ) in groups:\n            pass\n'
+                                        b'    def go(self, a, b):\n        self.pg._allgather_base(a, b)\n',
+    'comment in a comprehension target on self': b'import torch.distributed as dist\nfrom torch.distributed import ProcessGroup\n'
+                                                 b'class Worker:\n    def setup(self, groups: list[ProcessGroup]):\n'
+                                                 b'        return [0 for self.pg  # each group\n                in groups]\n'
+                                                 b'    def go(self, a, b):\n        self.pg._allgather_base(a, b)\n',
+    'comment in a loop target': b'import torch.distributed as dist\nfrom torch.distributed import ProcessGroup\n'
+                                b'def f(groups: list[ProcessGroup], a, b):\n    for (pg  # each\n         ) in groups:\n'
+                                b'        pg._allgather_base(a, b)\n',
     't1': b'import torch.distributed as dist\npg = dist.new_group(  # see foo(\n    backend="gloo")._x\n',
     't1b': b'import torch.distributed as dist\npg = dist.new_group(  # see foo(\n    ranks)._x\n',
     'r1_apos': b'import torch.distributed as dist\npg = dist.new_group(\n    "see f(", "it\'s",  # don\'t\n    ranks)._x\n',
