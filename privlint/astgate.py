@@ -70,7 +70,7 @@ class GateWords:
     # Short names of the tracked torch types: a file that names one (`inner: ProcessGroup`,
     # `class W(dist.ProcessGroup)`) can type a receiver whose private member is then reported.
     types: frozenset[str] = frozenset()
-    types_pattern: "re.Pattern[bytes] | None" = field(default=None, compare=False)
+    type_words: tuple[bytes, ...] = field(default=(), compare=False)  # the same, as bytes
     # The names a callee must have for its call's result to be typed (catalog's
     # call_result_names), when the callee is an attribute or a name only a root import binds:
     # `torch.compile(model)` and `FSDP(model)` give `model` nothing the detector tracks.
@@ -79,9 +79,25 @@ class GateWords:
 
 def gate_words(catalog: Catalog) -> GateWords:
     types = frozenset(name.rsplit(".", 1)[-1] for name in catalog.type_names)
-    pattern = re.compile(rb"\b(?:" + b"|".join(re.escape(t.encode()) for t in sorted(types)) + rb")\b") \
-        if types else None
-    return GateWords(catalog.roots, catalog.member_names, types, pattern, catalog.call_result_names)
+    return GateWords(catalog.roots, catalog.member_names, types, tuple(sorted(t.encode() for t in types)),
+                     catalog.call_result_names)
+
+
+_ASCII_WORD = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
+
+
+def names_a_type(data: bytes, words: tuple[bytes, ...]) -> bool:
+    """Whether one of these words stands in the text as a whole word (as `\\b` reads one in
+    bytes: ASCII letters, digits and `_` make words). Found with `bytes.find`: a pattern that
+    starts with an alternation makes the engine try every byte."""
+    for word in words:
+        at = data.find(word)
+        while at >= 0:
+            end = at + len(word)
+            if (not at or data[at - 1] not in _ASCII_WORD) and (end == len(data) or data[end] not in _ASCII_WORD):
+                return True
+            at = data.find(word, at + 1)
+    return False
 
 
 @dataclass(frozen=True)
@@ -338,8 +354,7 @@ def read(data: bytes, words: GateWords, origin: Origin = Origin()) -> Reading:
         if data.count(b"'") + data.count(b'"') >= MANY_QUOTES and _long_string_run(tree, data):
             return Reading(True)  # libcst may fail where CPython does not: libcst's turn
         # A type's name, or a string that may spell one (`"Process\x47roup"`) in an annotation.
-        named = words.types_pattern is not None and (words.types_pattern.search(data) is not None
-                                                     or may_spell_a_name(data))
+        named = bool(words.type_words) and (names_a_type(data, words.type_words) or may_spell_a_name(data))
         lines, stores = _candidates(tree, words, origin, named)
     except (SyntaxError, ValueError, RecursionError, MemoryError, UnicodeError, OverflowError):
         return Reading(True)

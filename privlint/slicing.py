@@ -253,9 +253,8 @@ def _self_stores(statement: ast.stmt, text: bytes) -> set[bytes]:
         else:
             continue
         for target in targets:
-            for part in ast.walk(target):
-                if _on_self(part):
-                    stores.add(part.attr.encode())
+            if type(target) is not ast.Name:  # (most targets: a name holds no attribute)
+                stores.update(part.attr.encode() for part in ast.walk(target) if _on_self(part))
     if b"for" in text and (not text.isascii() or _FOR_SELF.search(text)):
         for node in ast.walk(statement):
             if type(node) is ast.comprehension:
