@@ -80,9 +80,9 @@ _CAST_CALL = re.compile(rb"cast(?:[\s\\]|#[^\n]*+)*+\(")
 # starts with its literal, so the engine finds starts at C speed), by an import's `as`, or
 # narrowed after `isinstance(`.
 _BINDING_TAILS = {name: re.compile(name + rb"(?:(?:[\s\\]|#[^\n]*+)*+(?::|=(?!=)|in(?![\w\x80-\xff]))"
-                                          rb"|[\s\\)]*+=(?!=))")  # `(self) = v`, not `def f(self):`
-                  for name in (b"self", b"cls")}
-_AS_SELF = re.compile(rb"as[\s\\]+(?:self|cls)(?![\w\x80-\xff])")
+                                          rb"|(?:[\s\\)]|#[^\n]*+)*+(?:=(?!=)|in(?![\w\x80-\xff])))")
+                  for name in (b"self", b"cls")}  # `(self) = v`, `for (self) in`, not `def f(self):`
+_AS_SELF = re.compile(rb"as(?:[\s\\]|#[^\n]*+)+(?:self|cls)(?![\w\x80-\xff])")  # `as  # c` then `self)`
 _NARROWS = {name: re.compile(rb"isinstance[\s\\]*\((?:[\s\\(]|#[^\n]*+)*+" + name + rb"(?![\w\x80-\xff])")
             for name in (b"self", b"cls")}
 
@@ -328,6 +328,9 @@ class _Values:
         head = _HEAD.match(value)
         if head is None or head.group(1) in _VALUE_KEYWORDS:
             return True  # `(a or b)`, `await f()`, `lambda: x`: the text does not say
+        if head.group(1) in (b"self", b"cls") and head.group(2) is None \
+                and value[head.end():].lstrip(b" \t")[:1] == b"\\":
+            return True  # `self \\` then `.pg` on the line below: which attribute, the line does not say
         if head.group(1) in (b"self", b"cls"):  # `pg = self.pg`, or `pg = self` itself
             return self.typed_attribute(head.group(2), seen) if head.group(2) is not None \
                 else self.self_may_be_typed()
@@ -880,26 +883,36 @@ def _self_bindings(data: bytes, attribute: bytes):
 
 def _self_head(data: bytes, start: int) -> int | None:
     """Where `self` or `cls` starts when the name at `start` is its attribute (`self.pg`, with
-    space, a line continuation, a comment or `)` around the dot); None otherwise."""
-    j = _before_gap(data, start)
+    space, a line continuation, a comment or `)` around the dot); None otherwise. A `#` on a
+    line above may be a comment's or a string's (`tag = "#"; self.\\`): both readings are
+    tried, the second only where a `#` stands in what the first walked over."""
+    head, stop = _self_head_read(data, start, False)
+    if head is None and data.find(b"#", data.rfind(b"\n", 0, max(stop, 0)) + 1, start) >= 0:
+        head, _ = _self_head_read(data, start, True)
+    return head
+
+
+def _self_head_read(data: bytes, start: int, comments: bool) -> tuple[int | None, int]:
+    """_self_head's reading, and where it stopped."""
+    j = _before_gap(data, start, comments)
     if j < 0 or data[j] != 46:  # `.`
-        return None
-    j = _before_gap(data, j)
+        return None, j
+    j = _before_gap(data, j, comments)
     while j >= 0 and data[j] == 41:  # `)`: `(self).pg`
-        j = _before_gap(data, j)
+        j = _before_gap(data, j, comments)
     for head in (b"self", b"cls"):
         if data.endswith(head, 0, j + 1):
-            return j + 1 - len(head)
-    return None
+            return j + 1 - len(head), j
+    return None, j
 
 
-def _before_gap(data: bytes, at: int) -> int:
-    """Where the last byte before `at` stands that is not space, a line continuation or a
-    comment that ends a line above it (-1 if none): `(self  # the group` then `).pg`. A `#` on
-    a line above may be a string's; read as a comment's, it only finds more."""
+def _before_gap(data: bytes, at: int, comments: bool, gap: "frozenset[int] | bytes" = _SPACE) -> int:
+    """Where the last byte before `at` stands that is not in `gap` (space and line
+    continuations), nor, with `comments`, a comment ending a line above it, read from the
+    first `#` on that line (`(self  # the group` then `).pg`); -1 if none."""
     j = at - 1
-    while j >= 0 and data[j] in _SPACE:
-        if data[j] == 10:  # a line's end: the line may end in a comment
+    while j >= 0 and data[j] in gap:
+        if comments and data[j] == 10:  # a line's end: the line may end in a comment
             hash_at = data.find(b"#", data.rfind(b"\n", 0, j) + 1, j)
             if hash_at >= 0:
                 j = hash_at
@@ -931,11 +944,20 @@ def _whole_names(data: bytes, name: bytes):
 
 
 def _follows(data: bytes, start: int, gap: bytes, word: bytes) -> bool:
-    """Whether `word` and then one or more of the bytes in `gap` stand just before `start`."""
+    """Whether `word` and then one or more of the bytes in `gap` stand just before `start`; a
+    gap over lines may hold comments too (`for (  # each` then `pg) in`), and a `#` may be a
+    comment's or a string's: both readings are tried, the second only where a `#` stands in
+    what the first walked over."""
     j = start
     while j > 0 and data[j - 1] in gap:
         j -= 1
-    return j < start and data.endswith(word, 0, j)
+    if j < start and data.endswith(word, 0, j):
+        return True
+    if 10 in gap and data.find(b"\n", j, start) >= 0 \
+            and data.find(b"#", data.rfind(b"\n", 0, j) + 1, start) >= 0:  # (10: a line end)
+        j = _before_gap(data, start, True, gap) + 1
+        return j < start and data.endswith(word, 0, j)
+    return False
 
 
 # What follows a name that a line binds: `= value` or `: annotation = value` (group 1 the

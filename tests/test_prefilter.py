@@ -245,6 +245,20 @@ def test_comments_and_strings_around_a_receiver_are_read():
 # Found by a review, each once lost by the text prefilter (or the slice) while the whole
 # file reports a finding: the reports with and without the prefilters must agree.
 REVIEWED = {
+    # A third review (ninth session): a `#` in a string above a store, comments after `for (` and `as`,
+    # `(self)` as a loop target, `self` then a backslash before `.attr`.
+    "a # in a string above a comprehension's target": b'import torch.distributed as dist\nfrom torch.distributed import ProcessGroup\nclass W:\n    def setup(self, groups: list[ProcessGroup]):\n        return ["#" for self.\n                pg in groups]\n    def go(self, a, b):\n        self.pg._allgather_base(a, b)\n',
+    'a # in a string above an annotated store': b'import torch.distributed as dist\nfrom torch.distributed import ProcessGroup\nclass W:\n    def setup(self):\n        tag = "#"; self.\\\npg: ProcessGroup = make()\n    def go(self, a, b):\n        self.pg._allgather_base(a, b)\n',
+    'a # in a string above a store': b'import torch.distributed as dist\nclass W:\n    def setup(self):\n        tag = "#"; self.\\\npg = dist.new_group()\n    def go(self, a, b):\n        self.pg._allgather_base(a, b)\n',
+    'a comment after as, a base class': b'from torch.distributed import (ProcessGroup as  # the group type\n                               PG)\nclass W(PG):\n    def go(self, a, b):\n        self._allgather_base(a, b)\n',
+    'a comment after as, self': b'import torch.distributed as dist\nfrom torch.distributed import (new_group as  # c\n                               self)\ndef go(a, b):\n    self()._allgather_base(a, b)\n',
+    'a comment after for (, a comprehension': b'import torch.distributed as dist\nfrom torch.distributed import ProcessGroup\nclass Worker:\n    def setup(self, groups: list[ProcessGroup]):\n        return [0 for (  # each group\n             self.pg) in groups]\n    def go(self, a, b):\n        self.pg._allgather_base(a, b)\n',
+    'a comment after for (, a name': b'import torch.distributed as dist\nfrom torch.distributed import ProcessGroup\ndef go(groups: list[ProcessGroup], a, b):\n    for (  # each group\n         pg) in groups:\n        pg._allgather_base(a, b)\n',
+    'a comment after for (, self': b'import torch.distributed as dist\nfrom torch.distributed import ProcessGroup\nclass Worker:\n    def setup(self, groups: list[ProcessGroup]):\n        for (  # each group\n             self.pg) in groups:\n            pass\n    def go(self, a, b):\n        self.pg._allgather_base(a, b)\n',
+    "(cls) as a comprehension's target": b'import torch.distributed as dist\nfrom torch.distributed import ProcessGroup\ndef go(groups: list[ProcessGroup], a, b):\n    return [cls._allgather_base(a, b) for (cls) in groups]\n',
+    "(self) as a loop's target": b'import torch.distributed as dist\nfrom torch.distributed import ProcessGroup\ndef go(groups: list[ProcessGroup], a, b):\n    for (self) in groups:\n        self._allgather_base(a, b)\n',
+    "self then a backslash, a name's value": b'import torch.distributed as dist\nclass W:\n    def setup(self):\n        self.other = dist.new_group()\n    def go(self, a, b):\n        pg = self \\\n            .other\n        pg._allgather_base(a, b)\n',
+    "self then a backslash, a store's value": b'import torch.distributed as dist\nclass W:\n    def setup(self):\n        self.other = dist.new_group()\n        self.pg = self \\\n            .other\n    def go(self, a, b):\n        self.pg._allgather_base(a, b)\n',
     # A second review of the eighth session's slicer: comments inside a store's target.
     'comment before a store dot': b'import torch.distributed as dist\nclass Worker:\n    def setup(self):\n'
                                   b'        (self  # the group\n         ).pg = dist.new_group()\n'
