@@ -94,7 +94,8 @@ def names_a_type(data: bytes, words: tuple[bytes, ...]) -> bool:
         at = data.find(word)
         while at >= 0:
             end = at + len(word)
-            if (not at or data[at - 1] not in _ASCII_WORD) and (end == len(data) or data[end] not in _ASCII_WORD):
+            if (not at or data[at - 1] not in _ASCII_WORD) \
+                    and (end == len(data) or data[end] not in _ASCII_WORD):
                 return True
             at = data.find(word, at + 1)
     return False
@@ -570,8 +571,8 @@ def _candidates(tree: ast.Module, words: GateWords, origin: Origin,
             flows.append((key, _cast_type(head, words.types)))
             heads[at] = (key, line)
     based = set().union(*(_annotation(base, words.types) for base in bases))
-    _add_returned(flows, functions, {head for head, _ in heads if type(head) is str} | based | {"self", "cls"},
-                  members, words.types, calls)
+    demanded = {head for head, _ in heads if type(head) is str} | based | {"self", "cls"}
+    _add_returned(flows, functions, demanded, members, words.types, calls)
     _add_handed_on(sources, handed, stars, flows, heads, origin, roots, words.types, based)
     held = _fixed_point(sources, flows)
     # `self` is typed by a tracked base class, read as an annotation is (`dist.ProcessGroup`,

@@ -206,9 +206,10 @@ def _on_self(node: ast.AST) -> bool:
 
 # `self.x =`, `(self).x =`, `self.x: T`, `self.a, self.b =`, `for self.x in`: more than
 # stores (a call's argument `f(self.x, y)` looks the same), which `_stores_of` then tells apart.
+# Over lines too, with comments between (`self.\` then `pg =`, `(self.pg  # c` then `) =`).
 _STORE_LIKE = re.compile(rb"\b(?:self|cls)(?:[\s\\)]|#[^\n]*+)*+\.(?:[\s\\]|#[^\n]*+)*+"
                          rb"([A-Za-z_\x80-\xff][A-Za-z0-9_\x80-\xff]*)"
-                         rb"(?:[\s\\]|#[^\n]*+)*+(?:=(?!=)|:|,|\)|\]|in\b)")  # `self.\` ... `pg =`, `(self.pg  # c` ... `) =`
+                         rb"(?:[\s\\]|#[^\n]*+)*+(?:=(?!=)|:|,|\)|\]|in\b)")
 
 
 # `for` then `self` or `cls` as a loop's target: only space, brackets, line continuations and
@@ -513,8 +514,8 @@ class _Slicer:
             stores = set() if owner is None or isinstance(statement, ast.ClassDef) \
                 else set(_normalized(_STORE_LIKE.findall(text), text))
             binds = {name for s in unit.statements for name in _bound_names(s, text)}
-            if binds & scope.mentioned or (stores and any(
-                    self._store_matters(unit, attribute) for attribute in stores & owner.needed & _stores_of(unit, self.lines))):
+            needed = stores & owner.needed & _stores_of(unit, self.lines) if stores else ()
+            if binds & scope.mentioned or any(self._store_matters(unit, attribute) for attribute in needed):
                 self.keep(unit)
                 continue
             for name in binds:
