@@ -82,6 +82,7 @@ _CAST_CALL = re.compile(rb"cast(?:[\s\\]|#[^\n]*+)*+\(")
 _BINDING_TAILS = {name: re.compile(name + rb"(?:(?:[\s\\]|#[^\n]*+)*+(?::|=(?!=)|in(?![\w\x80-\xff]))"
                                           rb"|(?:[\s\\)]|#[^\n]*+)*+(?:=(?!=)|in(?![\w\x80-\xff])))")
                   for name in (b"self", b"cls")}  # `(self) = v`, `for (self) in`, not `def f(self):`
+_DEF_SELF = re.compile(rb"def(?:[\s\\]|#[^\n]*+)+(?:self|cls)(?![\w\x80-\xff])")  # `def self(): return pg`
 _AS_SELF = re.compile(rb"as(?:[\s\\]|#[^\n]*+)+(?:self|cls)(?![\w\x80-\xff])")  # `as  # c` then `self)`
 _NARROWS = {name: re.compile(rb"isinstance[\s\\]*\((?:[\s\\(]|#[^\n]*+)*+" + name + rb"(?![\w\x80-\xff])")
             for name in (b"self", b"cls")}
@@ -329,8 +330,8 @@ class _Values:
         if head is None or head.group(1) in _VALUE_KEYWORDS:
             return True  # `(a or b)`, `await f()`, `lambda: x`: the text does not say
         if head.group(1) in (b"self", b"cls") and head.group(2) is None \
-                and value[head.end():].lstrip(b" \t")[:1] == b"\\":
-            return True  # `self \\` then `.pg` on the line below: which attribute, the line does not say
+                and value[head.end():].lstrip(b" \t\x0c")[:1] in (b"\\", b"."):
+            return True  # `self \\` then `.pg` below, `self.\\`, `self\x0c.pg`: which attribute, the text does not say
         if head.group(1) in (b"self", b"cls"):  # `pg = self.pg`, or `pg = self` itself
             return self.typed_attribute(head.group(2), seen) if head.group(2) is not None \
                 else self.self_may_be_typed()
@@ -631,11 +632,13 @@ def _casts(data: bytes) -> bool:
 
 def _bound_as_name(data: bytes, named: bool) -> bool:
     """Whether the text may bind `self` or `cls` itself, not one of its attributes (`self = v`,
-    `(self) = v`, `self := v`, `self: T`, `for self in`, `import ... as self`), or, in a file
+    `(self) = v`, `self := v`, `self: T`, `for self in`, `import ... as self`, `def self():`),
+    or, in a file
     that names a tracked type (`named`), narrow it (`isinstance(self, T)`)."""
     return any(start == 0 or data[start - 1] not in _BEFORE_NAME for name in (b"self", b"cls")
                for start in (match.start() for match in _BINDING_TAILS[name].finditer(data))) \
-        or _import_binds(data) or (named and any(_NARROWS[name].search(data) for name in (b"self", b"cls")))
+        or _import_binds(data) or _DEF_SELF.search(data) is not None \
+        or (named and any(_NARROWS[name].search(data) for name in (b"self", b"cls")))
 
 
 def _import_binds(data: bytes) -> bool:
@@ -657,6 +660,10 @@ def _statement_end(data: bytes, at: int) -> int:
     opened = _after_gap(data, at)
     if data[opened:opened + 1] == b"(":
         close = data.find(b")", opened)
+        # An import's names hold no string, so a `#` before a `)` on its line starts a comment
+        # (`from m import (  # see f()`): that `)` does not close the brackets.
+        while close >= 0 and data.find(b"#", max(opened, data.rfind(b"\n", 0, close) + 1), close) >= 0:
+            close = data.find(b")", data.find(b"\n", close) if data.find(b"\n", close) >= 0 else len(data))
         return len(data) if close < 0 else close
     end = at
     while True:
@@ -824,7 +831,7 @@ def _bindings(data: bytes, name: bytes):
             # as the gate reads it; an iterable on the lines below is not read.
             iterable = looped.group(1)
             yield (None if not iterable.strip() or iterable.lstrip()[:1] == b"\\" else iterable), False
-        elif _WALRUS_TAIL.match(data, end) or _follows(data, start, b" \t\\\r\n", b"def"):
+        elif _WALRUS_TAIL.match(data, end) or _follows(data, start, b" \t\x0c\\\r\n", b"def"):
             yield None, False
 
 
@@ -869,30 +876,44 @@ def _annotation_goes_on(data: bytes, end: int) -> bool:
 def _self_bindings(data: bytes, attribute: bytes):
     """Where a file may give `self.<attribute>` (or `cls.`) a value: as `_bindings`."""
     for start, end in _whole_names(data, attribute):
-        head_start = _self_head(data, start)
-        if head_start is None:
+        heads = _self_heads(data, start)
+        if not heads:
             continue
         assigned = _ASSIGN_TAIL.match(data, end)
         if assigned is not None:
             yield _assigned(assigned)
         elif _annotation_goes_on(data, end):
             yield None, False
-        elif _SELF_LOOP_TAIL.match(data, end) and _follows(data, head_start, b" \t\\\r\n(", b"for"):
+        elif _SELF_LOOP_TAIL.match(data, end) \
+                and any(_follows(data, head, b" \t\x0c\\\r\n(", b"for") for head in heads):
             yield None, False
 
 
 def _self_head(data: bytes, start: int) -> int | None:
     """Where `self` or `cls` starts when the name at `start` is its attribute (`self.pg`, with
-    space, a line continuation, a comment or `)` around the dot); None otherwise. A `#` on a
-    line above may be a comment's or a string's (`tag = "#"; self.\\`): both readings are
-    tried, the second only where a `#` stands in what the first walked over."""
-    head, stop = _self_head_read(data, start, False)
-    if head is None and data.find(b"#", data.rfind(b"\n", 0, max(stop, 0)) + 1, start) >= 0:
-        head, _ = _self_head_read(data, start, True)
-    return head
+    space, a line continuation, a comment or `)` around the dot); None otherwise. (The first
+    of _self_heads'.)"""
+    heads = _self_heads(data, start)
+    return heads[0] if heads else None
 
 
-def _self_head_read(data: bytes, start: int, comments: bool) -> tuple[int | None, int]:
+def _self_heads(data: bytes, start: int) -> list[int]:
+    """Where `self` or `cls` may start when the name at `start` is its attribute. A `#` on a
+    line above may be a comment's or a string's (`tag = "#"; self.\\`): each reading is
+    tried (none, the first `#`, the last), the others where a `#` stands in what the first
+    walked over, and each may find a head (the first may find a word ending a comment: `# the
+    group of self` then `).pg`). A gap whose lines need different readings is not followed."""
+    head, stop = _self_head_read(data, start, NO_COMMENTS)
+    heads = [] if head is None else [head]
+    if data.find(b"#", data.rfind(b"\n", 0, max(stop, 0)) + 1, start) >= 0:
+        for comments in (FIRST_HASH, LAST_HASH):
+            other, _ = _self_head_read(data, start, comments)
+            if other is not None and other not in heads:
+                heads.append(other)
+    return heads
+
+
+def _self_head_read(data: bytes, start: int, comments: int) -> tuple[int | None, int]:
     """_self_head's reading, and where it stopped."""
     j = _before_gap(data, start, comments)
     if j < 0 or data[j] != 46:  # `.`
@@ -906,14 +927,21 @@ def _self_head_read(data: bytes, start: int, comments: bool) -> tuple[int | None
     return None, j
 
 
-def _before_gap(data: bytes, at: int, comments: bool, gap: "frozenset[int] | bytes" = _SPACE) -> int:
+# How _before_gap reads a `#` on a line above: not as a comment's, as the first's of the line,
+# or as the last's (`tag = "#"  # c`: the first `#` is a string's).
+NO_COMMENTS, FIRST_HASH, LAST_HASH = 0, 1, 2
+
+
+def _before_gap(data: bytes, at: int, comments: int, gap: "frozenset[int] | bytes" = _SPACE) -> int:
     """Where the last byte before `at` stands that is not in `gap` (space and line
-    continuations), nor, with `comments`, a comment ending a line above it, read from the
-    first `#` on that line (`(self  # the group` then `).pg`); -1 if none."""
+    continuations), nor, unless NO_COMMENTS, a comment ending a line above it, read from the
+    first or the last `#` on that line (`(self  # the group` then `).pg`); -1 if none."""
     j = at - 1
     while j >= 0 and data[j] in gap:
         if comments and data[j] == 10:  # a line's end: the line may end in a comment
-            hash_at = data.find(b"#", data.rfind(b"\n", 0, j) + 1, j)
+            line_start = data.rfind(b"\n", 0, j) + 1
+            hash_at = data.find(b"#", line_start, j) if comments == FIRST_HASH \
+                else data.rfind(b"#", line_start, j)
             if hash_at >= 0:
                 j = hash_at
         j -= 1
@@ -946,8 +974,8 @@ def _whole_names(data: bytes, name: bytes):
 def _follows(data: bytes, start: int, gap: bytes, word: bytes) -> bool:
     """Whether `word` and then one or more of the bytes in `gap` stand just before `start`; a
     gap over lines may hold comments too (`for (  # each` then `pg) in`), and a `#` may be a
-    comment's or a string's: both readings are tried, the second only where a `#` stands in
-    what the first walked over."""
+    comment's or a string's: each of _before_gap's readings is tried, the others only where a
+    `#` stands in what the first walked over."""
     j = start
     while j > 0 and data[j - 1] in gap:
         j -= 1
@@ -955,8 +983,10 @@ def _follows(data: bytes, start: int, gap: bytes, word: bytes) -> bool:
         return True
     if 10 in gap and data.find(b"\n", j, start) >= 0 \
             and data.find(b"#", data.rfind(b"\n", 0, j) + 1, start) >= 0:  # (10: a line end)
-        j = _before_gap(data, start, True, gap) + 1
-        return j < start and data.endswith(word, 0, j)
+        for comments in (FIRST_HASH, LAST_HASH):
+            j = _before_gap(data, start, comments, gap) + 1
+            if j < start and data.endswith(word, 0, j):
+                return True
     return False
 
 
