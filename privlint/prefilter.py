@@ -83,6 +83,7 @@ _BINDING_TAILS = {name: re.compile(name + rb"(?:(?:[\s\\]|#[^\n]*+)*+(?::|=(?!=)
                                           rb"|(?:[\s\\)]|#[^\n]*+)*+(?:=(?!=)|in(?![\w\x80-\xff])))")
                   for name in (b"self", b"cls")}  # `(self) = v`, `for (self) in`, not `def f(self):`
 _DEF_SELF = re.compile(rb"def(?:[\s\\]|#[^\n]*+)+(?:self|cls)(?![\w\x80-\xff])")  # `def self(): return pg`
+_SELF_WORD = re.compile(rb"(?<![\w\x80-\xff.])(?:self|cls)(?![\w\x80-\xff])")
 _AS_SELF = re.compile(rb"as(?:[\s\\]|#[^\n]*+)+(?:self|cls)(?![\w\x80-\xff])")  # `as  # c` then `self)`
 _NARROWS = {name: re.compile(rb"isinstance[\s\\]*\((?:[\s\\(]|#[^\n]*+)*+" + name + rb"(?![\w\x80-\xff])")
             for name in (b"self", b"cls")}
@@ -648,8 +649,8 @@ def _import_binds(data: bytes) -> bool:
     start = data.find(b"import")
     while start >= 0:
         end = _statement_end(data, start + 6)
-        if _AS_SELF.search(data, start, end) is not None:
-            return True
+        if _AS_SELF.search(data, start, end) is not None or _SELF_WORD.search(data, start, end) is not None:
+            return True  # `as self`, or `from torch import self` (a name imported as itself)
         start = data.find(b"import", start + 6)
     return False
 
@@ -899,14 +900,14 @@ def _self_head(data: bytes, start: int) -> int | None:
 
 def _self_heads(data: bytes, start: int) -> list[int]:
     """Where `self` or `cls` may start when the name at `start` is its attribute. A `#` on a
-    line above may be a comment's or a string's (`tag = "#"; self.\\`): each reading is
-    tried (none, the first `#`, the last), the others where a `#` stands in what the first
-    walked over, and each may find a head (the first may find a word ending a comment: `# the
-    group of self` then `).pg`). A gap whose lines need different readings is not followed."""
+    line above may be a comment's or a string's (`tag = "#"; self.\\`): each reading is tried
+    (none; the first `#`, the last, or the first outside the line's quotes), the others where a
+    `#` stands in what the first walked over, and each may find a head (the first may find a
+    word ending a comment: `# the group of self` then `).pg`)."""
     head, stop = _self_head_read(data, start, NO_COMMENTS)
     heads = [] if head is None else [head]
     if data.find(b"#", data.rfind(b"\n", 0, max(stop, 0)) + 1, start) >= 0:
-        for comments in (FIRST_HASH, LAST_HASH):
+        for comments in COMMENT_READINGS:
             other, _ = _self_head_read(data, start, comments)
             if other is not None and other not in heads:
                 heads.append(other)
@@ -928,24 +929,46 @@ def _self_head_read(data: bytes, start: int, comments: int) -> tuple[int | None,
 
 
 # How _before_gap reads a `#` on a line above: not as a comment's, as the first's of the line,
-# or as the last's (`tag = "#"  # c`: the first `#` is a string's).
-NO_COMMENTS, FIRST_HASH, LAST_HASH = 0, 1, 2
+# as the last's, or as the first outside the line's own quotes (`tag = "#"  # see #12`).
+NO_COMMENTS, FIRST_HASH, LAST_HASH, UNQUOTED_HASH = 0, 1, 2, 3
+COMMENT_READINGS = (FIRST_HASH, LAST_HASH, UNQUOTED_HASH)
 
 
 def _before_gap(data: bytes, at: int, comments: int, gap: "frozenset[int] | bytes" = _SPACE) -> int:
     """Where the last byte before `at` stands that is not in `gap` (space and line
     continuations), nor, unless NO_COMMENTS, a comment ending a line above it, read from the
-    first or the last `#` on that line (`(self  # the group` then `).pg`); -1 if none."""
+    `#` the reading picks on that line (`(self  # the group` then `).pg`); -1 if none."""
     j = at - 1
     while j >= 0 and data[j] in gap:
         if comments and data[j] == 10:  # a line's end: the line may end in a comment
             line_start = data.rfind(b"\n", 0, j) + 1
             hash_at = data.find(b"#", line_start, j) if comments == FIRST_HASH \
-                else data.rfind(b"#", line_start, j)
+                else data.rfind(b"#", line_start, j) if comments == LAST_HASH \
+                else _unquoted_hash(data, line_start, j)
             if hash_at >= 0:
                 j = hash_at
         j -= 1
     return j
+
+
+def _unquoted_hash(data: bytes, start: int, end: int) -> int:
+    """The first `#` between `start` and `end` outside the quotes opened there (-1 if none):
+    where a line's comment starts when none of its strings began on a line above."""
+    quote = 0
+    at = start
+    while at < end:
+        byte = data[at]
+        if quote:
+            if byte == 92:  # `\\`: the next byte is escaped
+                at += 1
+            elif byte == quote:
+                quote = 0
+        elif byte == 35:  # `#`
+            return at
+        elif byte == 34 or byte == 39:  # `"`, `'`
+            quote = byte
+        at += 1
+    return -1
 
 
 def _assigned(match: "re.Match[bytes]") -> tuple[bytes | None, bool]:
@@ -983,7 +1006,7 @@ def _follows(data: bytes, start: int, gap: bytes, word: bytes) -> bool:
         return True
     if 10 in gap and data.find(b"\n", j, start) >= 0 \
             and data.find(b"#", data.rfind(b"\n", 0, j) + 1, start) >= 0:  # (10: a line end)
-        for comments in (FIRST_HASH, LAST_HASH):
+        for comments in COMMENT_READINGS:
             j = _before_gap(data, start, comments, gap) + 1
             if j < start and data.endswith(word, 0, j):
                 return True

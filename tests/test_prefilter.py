@@ -245,6 +245,15 @@ def test_comments_and_strings_around_a_receiver_are_read():
 # Found by a review, each once lost by the text prefilter (or the slice) while the whole
 # file reports a finding: the reports with and without the prefilters must agree.
 REVIEWED = {
+    # A fifth review (ninth session): a comment from neither the first nor the last `#` of its line,
+    # lines that need different readings, `self` imported by its own name.
+    'lines above a store that need different readings of their #': b'import torch.distributed as dist\nclass W:\n    def setup(self):\n        tag = "#"; (self.\\\n            # c\n            pg) = dist.new_group()\n    def go(self, a, b):\n        self.pg._allgather_base(a, b)\n',
+    'a comment from a middle #, above a store': b'import torch.distributed as dist\nclass W:\n    def setup(self):\n        tag = "#"; (self  # see #12\n        ).pg = dist.new_group()\n    def go(self, a, b):\n        self.pg._allgather_base(a, b)\n',
+    'a comment from a middle #, after for (': b'import torch.distributed as dist\nfrom torch.distributed import ProcessGroup\ndef go(groups: list[ProcessGroup], a, b):\n    return ["#" for (  # each #1\n             pg) in groups if pg._allgather_base(a, b)]\n',
+    'a comment from a middle #, after for (, self': b'import torch.distributed as dist\nfrom torch.distributed import ProcessGroup\nclass W:\n    def setup(self, groups: list[ProcessGroup]):\n        return ["#" for (  # each #1\n                 self.pg) in groups]\n    def go(self, a, b):\n        self.pg._allgather_base(a, b)\n',
+    'a comment from a middle #, after as': b'x = "#"; from torch.distributed import (ProcessGroup as  # the #1 type\n    PG)\nclass W(PG):\n    def go(self, a, b):\n        self._allgather_base(a, b)\n',
+    'self imported by its own name': b'from torch import self\nself._C\n',
+    'cls imported by its own name': b'from torch import cls\ncls._C\n',
     # A fourth review (ninth session): comments ending in `self`, a `#` in a string before a comment,
     # form feeds, `def self`, a bracket in a comment inside an import's brackets.
     'a comment ending in self inside a loop target': b'import torch.distributed as dist\nfrom torch.distributed import ProcessGroup\nclass W:\n    def setup(self, groups: list[ProcessGroup]):\n        for (self  # the group of self\n             ).pg in groups:\n            pass\n    def go(self, a, b):\n        self.pg._allgather_base(a, b)\n',
