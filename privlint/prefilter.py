@@ -332,7 +332,7 @@ class _Values:
             return True  # `(a or b)`, `await f()`, `lambda: x`: the text does not say
         if head.group(1) in (b"self", b"cls") and head.group(2) is None \
                 and value[head.end():].lstrip(b" \t\x0c")[:1] in (b"\\", b"."):
-            return True  # `self \\` then `.pg` below, `self.\\`, `self\x0c.pg`: which attribute, the text does not say
+            return True  # `self \\` then `.pg` below, `self.\\`, `self\x0c.pg`: which attribute is unsaid
         if head.group(1) in (b"self", b"cls"):  # `pg = self.pg`, or `pg = self` itself
             return self.typed_attribute(head.group(2), seen) if head.group(2) is not None \
                 else self.self_may_be_typed()
@@ -634,8 +634,7 @@ def _casts(data: bytes) -> bool:
 def _bound_as_name(data: bytes, named: bool) -> bool:
     """Whether the text may bind `self` or `cls` itself, not one of its attributes (`self = v`,
     `(self) = v`, `self := v`, `self: T`, `for self in`, `import ... as self`, `def self():`),
-    or, in a file
-    that names a tracked type (`named`), narrow it (`isinstance(self, T)`)."""
+    or, in a file that names a tracked type (`named`), narrow it (`isinstance(self, T)`)."""
     return any(start == 0 or data[start - 1] not in _BEFORE_NAME for name in (b"self", b"cls")
                for start in (match.start() for match in _BINDING_TAILS[name].finditer(data))) \
         or _import_binds(data) or _DEF_SELF.search(data) is not None \
@@ -664,7 +663,8 @@ def _statement_end(data: bytes, at: int) -> int:
         # An import's names hold no string, so a `#` before a `)` on its line starts a comment
         # (`from m import (  # see f()`): that `)` does not close the brackets.
         while close >= 0 and data.find(b"#", max(opened, data.rfind(b"\n", 0, close) + 1), close) >= 0:
-            close = data.find(b")", data.find(b"\n", close) if data.find(b"\n", close) >= 0 else len(data))
+            line_end = data.find(b"\n", close)
+            close = -1 if line_end < 0 else data.find(b")", line_end)
         return len(data) if close < 0 else close
     end = at
     while True:
@@ -892,8 +892,8 @@ def _self_bindings(data: bytes, attribute: bytes):
 
 def _self_head(data: bytes, start: int) -> int | None:
     """Where `self` or `cls` starts when the name at `start` is its attribute (`self.pg`, with
-    space, a line continuation, a comment or `)` around the dot); None otherwise. (The first
-    of _self_heads'.)"""
+    space, a line continuation, a comment or `)` around the dot): the first that _self_heads
+    finds; None otherwise."""
     heads = _self_heads(data, start)
     return heads[0] if heads else None
 
