@@ -593,7 +593,7 @@ def _annotated(data: bytes, name: bytes, on_self: bool = False) -> bool:
     an annotation of a parameter or a variable (a dict key or a slice only lets more by)."""
     for start, end in _whole_names(data, name):
         if on_self:
-            if _self_head(data, start) is None:
+            if not _self_heads(data, start):
                 continue
         elif start and data[start - 1] in _BEFORE_NAME:
             continue  # `x.name:`
@@ -890,20 +890,13 @@ def _self_bindings(data: bytes, attribute: bytes):
             yield None, False
 
 
-def _self_head(data: bytes, start: int) -> int | None:
-    """Where `self` or `cls` starts when the name at `start` is its attribute (`self.pg`, with
-    space, a line continuation, a comment or `)` around the dot): the first that _self_heads
-    finds; None otherwise."""
-    heads = _self_heads(data, start)
-    return heads[0] if heads else None
-
-
 def _self_heads(data: bytes, start: int) -> list[int]:
-    """Where `self` or `cls` may start when the name at `start` is its attribute. A `#` on a
-    line above may be a comment's or a string's (`tag = "#"; self.\\`): each reading is tried
-    (none; the first `#`, the last, or the first outside the line's quotes), the others where a
-    `#` stands in what the first walked over, and each may find a head (the first may find a
-    word ending a comment: `# the group of self` then `).pg`)."""
+    """Where `self` or `cls` may start when the name at `start` is its attribute (`self.pg`,
+    with space, a line continuation, a comment or `)` around the dot); none if it is not one.
+    A `#` on a line above may be a comment's or a string's (`tag = "#"; self.\\`): each reading
+    is tried (none; the first `#`, the last, or the first outside the line's quotes), the others
+    where a `#` stands in what the first walked over, and each may find a head (the first may
+    find a word ending a comment: `# the group of self` then `).pg`)."""
     head, stop = _self_head_read(data, start, NO_COMMENTS)
     heads = [] if head is None else [head]
     if data.find(b"#", data.rfind(b"\n", 0, max(stop, 0)) + 1, start) >= 0:
@@ -915,7 +908,7 @@ def _self_heads(data: bytes, start: int) -> list[int]:
 
 
 def _self_head_read(data: bytes, start: int, comments: int) -> tuple[int | None, int]:
-    """_self_head's reading, and where it stopped."""
+    """One reading of _self_heads: the head it finds, and where it stopped."""
     j = _before_gap(data, start, comments)
     if j < 0 or data[j] != 46:  # `.`
         return None, j
@@ -999,7 +992,7 @@ def _follows(data: bytes, start: int, gap: bytes, word: bytes) -> bool:
     gap over lines may hold comments too (`for (  # each` then `pg) in`), and a `#` may be a
     comment's or a string's: each of _before_gap's readings is tried, the others only where a
     `#` stands in what the first walked over."""
-    j = start
+    j = start  # (_before_gap's first reading, inline: this runs for most names a file binds)
     while j > 0 and data[j - 1] in gap:
         j -= 1
     if j < start and data.endswith(word, 0, j):

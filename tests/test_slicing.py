@@ -399,45 +399,25 @@ CASES = {
 # Found in review: a store the resolver makes that the slicer did not count as one, and reads
 # of `self` in code the class body runs itself. Each was lost, or reported wrongly, once a
 # store beside it (`self.size = 1`, which types nothing) was no longer kept for its own read.
+_COMPREHENSION_ON_SELF = """
+    import torch.distributed as dist
+    from torch.distributed.device_mesh import DeviceMesh
+    class Trainer:
+        def __init__(self, meshes: "list[DeviceMesh]", c):
+@STORES@
+    @FILLER4@
+        def step(self, foo):
+            foo._bar()
+            self.mesh._flatten(self.size)
+"""
+for _name, _stores in {
+    "beside a store that types nothing": "self.size = 1; [0 for self.mesh in meshes]",
+    "in a method of two statements": "self.size = 1\n[0 for self.mesh in meshes]",
+    "inside an if": "if c:\n    self.size = 1\n    [0 for self.mesh in meshes]\nelse:\n    self.size = 2",
+}.items():
+    CASES[f"a comprehension's target on self {_name}"] = _COMPREHENSION_ON_SELF.replace(
+        "@STORES@", textwrap.indent(_stores, " " * 12))
 CASES.update({
-    "a comprehension's target on self beside a store that types nothing": """
-        import torch.distributed as dist
-        from torch.distributed.device_mesh import DeviceMesh
-        class Trainer:
-            def __init__(self, meshes: "list[DeviceMesh]"):
-                self.size = 1; [0 for self.mesh in meshes]
-        @FILLER4@
-            def step(self, foo):
-                foo._bar()
-                self.mesh._flatten(self.size)
-    """,
-    "a comprehension's target on self in a method of two statements": """
-        import torch.distributed as dist
-        from torch.distributed.device_mesh import DeviceMesh
-        class Trainer:
-            def setup(self, meshes: "list[DeviceMesh]"):
-                self.size = 1
-                [0 for self.mesh in meshes]
-        @FILLER4@
-            def step(self, foo):
-                foo._bar()
-                self.mesh._flatten(self.size)
-    """,
-    "a comprehension's target on self inside an if": """
-        import torch.distributed as dist
-        from torch.distributed.device_mesh import DeviceMesh
-        class Trainer:
-            def __init__(self, meshes: "list[DeviceMesh]", c):
-                if c:
-                    self.size = 1
-                    [0 for self.mesh in meshes]
-                else:
-                    self.size = 2
-        @FILLER4@
-            def step(self, foo):
-                foo._bar()
-                self.mesh._flatten(self.size)
-    """,
     "a flag on self read by a lambda of the class body": """
         import torch.distributed as dist
         HAS = hasattr(dist, "_all_gather_base")
@@ -464,7 +444,8 @@ CASES.update({
 # Found in a second review: stores written in shapes the slicer's reading of stores missed.
 _STORE_SHAPES = {
     "a comprehension's target right after a number": "return [0for self.pg in groups]",
-    "a comprehension's target inside a display": "table = [\n    1,\n    [0 for self.pg in groups],\n    2,\n]",
+    "a comprehension's target inside a display":
+        "table = [\n    1,\n    [0 for self.pg in groups],\n    2,\n]",
     "a comment after a stored name": "(self.pg  # the group\n ) = dist.new_group()",
     "a comment before a store's dot": "(self  # the group\n ).pg = dist.new_group()",
     "a comment after a store's dot": "(self.  # the group\n pg) = dist.new_group()",
