@@ -49,10 +49,10 @@ _ACCESS = re.compile(rb"\." + _GAP + rb"(" + _PRIVATE_TAIL + rb"\w*)")
 # starts at C speed, where a leading alternation (`(?:self|cls)`) makes it try every byte.
 _DOTTED_SELF = re.compile(rb"\." + _GAP + rb"(?:self|cls)\." + _PRIVATE_TAIL)  # `x. self._y`
 # `getattr(` and, when the receiver is a dotted name, its head and first attribute.
-_GETATTR = re.compile(rb"getattr[ \t]*\((?:[ \t]*([A-Za-z_]\w*)(?:[ \t]*\.[ \t]*(\w+))?"
+_GETATTR = re.compile(rb"getattr[ \t\x0c)]*\((?:[ \t]*([A-Za-z_]\w*)(?:[ \t]*\.[ \t]*(\w+))?"
                       rb"(?:[ \t]*\.[ \t]*\w+)*[ \t]*,)?")
 # `getattr` with its bracket on a line below (after a continuation, a comment or in brackets).
-_GETATTR_OVER_LINES = re.compile(rb"getattr[ \t]*(?:\\\r?\n|#[^\n]*+\r?\n|\r?\n)(?:[\s\\]|#[^\n]*+)*+\(")
+_GETATTR_OVER_LINES = re.compile(rb"getattr[ \t\x0c)]*(?:\\\r?\n|#[^\n]*+\r?\n|\r?\n)(?:[\s\\)]|#[^\n]*+)*+\(")
 # A string that starts with `_`, or with an escape (`"\x5fx"` is `"_x"` to the detector): a
 # quote then `_` or `\`, found with `bytes.find` (a pattern that starts with a class of bytes
 # makes the engine try every byte, and quotes are everywhere); after `_`, not a dunder's
@@ -85,7 +85,7 @@ _BINDING_TAILS = {name: re.compile(name + rb"(?:(?:[\s\\]|#[^\n]*+)*+(?::|=(?!=)
 _DEF_SELF = re.compile(rb"def(?:[\s\\]|#[^\n]*+)+(?:self|cls)(?![\w\x80-\xff])")  # `def self(): return pg`
 _SELF_WORD = re.compile(rb"(?<![\w\x80-\xff.])(?:self|cls)(?![\w\x80-\xff])")
 _AS_SELF = re.compile(rb"as(?:[\s\\]|#[^\n]*+)+(?:self|cls)(?![\w\x80-\xff])")  # `as  # c` then `self)`
-_NARROWS = {name: re.compile(rb"isinstance[\s\\]*\((?:[\s\\(]|#[^\n]*+)*+" + name + rb"(?![\w\x80-\xff])")
+_NARROWS = {name: re.compile(rb"isinstance(?:[\s\\)]|#[^\n]*+)*+\((?:[\s\\(]|#[^\n]*+)*+" + name + rb"(?![\w\x80-\xff])")
             for name in (b"self", b"cls")}
 
 # `from <module> import`: the module's dots and names may have spaces and line continuations
@@ -617,6 +617,8 @@ def _narrowed(data: bytes, name: bytes) -> bool:
         while j >= 0 and (data[j] in _SPACE or data[j] == 40):  # space and `(`
             opened = opened or data[j] == 40
             j -= 1
+        while opened and j >= 0 and (data[j] in _SPACE or data[j] == 41):
+            j -= 1  # `)`: a bracketed callee, `(isinstance)(pg, T)`
         if opened and data.endswith(b"isinstance", 0, j + 1):
             return True
         if data.find(b"#", data.rfind(b"\n", 0, j + 1) + 1, start) >= 0:
@@ -1009,7 +1011,7 @@ def _follows(data: bytes, start: int, gap: bytes, word: bytes) -> bool:
 # What follows a name that a line binds: `= value` or `: annotation = value` (group 1 the
 # annotation, group 2 the rest of the line), a walrus, or ` in` after a loop target.
 _ASSIGN_TAIL = re.compile(rb"(?:[\s)]|\\\r?\n|#[^\n]*+)*+(:[^=\n]*)?=(?!=)([^\n]*)")  # `(pg) = v`, `pg \\`
-_ANNOTATION_START = re.compile(rb"(?:[ \t)]|\\\r?\n)*+:(?!=)")
+_ANNOTATION_START = re.compile(rb"(?:[ \t\x0c)]|\\\r?\n)*+:(?!=)")
 _WALRUS_TAIL = re.compile(rb"[\s\\]*:=")
 _LOOP_TAIL = re.compile(rb"(?:[\s)\\]|#[^\n]*+)+in\b([^\n]*)")  # group 1: the iterable, to the line's end
 _SELF_LOOP_TAIL = re.compile(rb"(?:[\s)\\]|#[^\n]*+)+in\b")  # `for (self.pg  # c` ... `) in`

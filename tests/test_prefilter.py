@@ -245,6 +245,14 @@ def test_comments_and_strings_around_a_receiver_are_read():
 # Found by a review, each once lost by the text prefilter (or the slice) while the whole
 # file reports a finding: the reports with and without the prefilters must agree.
 REVIEWED = {
+    # A review of the fifth's fix (tenth session): `isinstance` and `getattr` bracketed or
+    # followed by a comment or a form feed; a form feed before an annotation's `:`.
+    'a comment between isinstance and its bracket, on self': b'from torch.distributed import ProcessGroup\nif (isinstance  # c\n        (self, ProcessGroup)):\n    self._allgather_base(1, 2)\n',
+    'a bracketed isinstance': b'from torch.distributed import ProcessGroup\ndef f(pg):\n    assert (isinstance)(pg, ProcessGroup)\n    pg._allgather_base(1, 2)\n',
+    'a bracketed isinstance, on self': b'from torch.distributed import ProcessGroup\nif (isinstance)(self, ProcessGroup):\n    self._allgather_base(1, 2)\n',
+    'a bracketed getattr': b'import torch\n(getattr)(torch, "_C")\n',
+    'a form feed before getattr\'s bracket': b'import torch\ngetattr\x0c(torch, "_C")\n',
+    'a form feed before an annotation\'s colon': b'import torch.distributed as dist\npg\x0c: Any \\\n    = dist.new_group()\npg._allgather_base(1, 2)\n',
     # A fifth review (ninth session): a comment from neither the first nor the last `#` of its line,
     # lines that need different readings, `self` imported by its own name.
     'lines above a store that need different readings of their #': b'import torch.distributed as dist\nclass W:\n    def setup(self):\n        tag = "#"; (self.\\\n            # c\n            pg) = dist.new_group()\n    def go(self, a, b):\n        self.pg._allgather_base(a, b)\n',
