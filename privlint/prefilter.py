@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable
 
 from privlint.catalog import Catalog
+from privlint.prose import comment_start, in_prose
 
 if TYPE_CHECKING:
     from privlint.astgate import Origin
@@ -379,7 +380,7 @@ class _Values:
                         pairs = [(part, None) for part in parts]
                     for local, original in pairs:
                         found.setdefault(local, []).append((module, original))
-            for clause in _import_clauses(self.data):
+            for _, clause in _import_clauses(self.data):
                 words = _NAME.findall(clause)
                 if not words:
                     continue
@@ -459,6 +460,12 @@ class TextFilter:
         if b"\r" in data and _LONE_CR.search(data) is not None:
             # CPython ends a line, and a comment, at a lone `\r` too; the patterns here read `\n`.
             data = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+        try:
+            return self._search(data, origin)
+        except Unsure:
+            return True
+
+    def _search(self, data: bytes, origin: "Callable[[], Origin] | None") -> bool:
         accesses = list(_ACCESS.finditer(data))
         private_string = b"getattr" in data and _has_private_string(data)
         # A file that names a tracked type may type a receiver through it: an annotation, an
@@ -471,7 +478,8 @@ class TextFilter:
         # What the file gives its names, asked lazily and once for attributes and getattr alike.
         values = _Values(data, self.roots, origin, self.types if named else ())
         if accesses:
-            if any(_code_dot(data, match.start()) for match in _DOTTED_SELF.finditer(data)):
+            if any(_code_dot(data, match.start()) and not in_prose(data, match.start())
+                   for match in _DOTTED_SELF.finditer(data)):
                 return True  # `x. self._y`: an attribute named `self`, not the method's own
             if self._typed_access(data, accesses, values):
                 return True
@@ -487,22 +495,22 @@ class TextFilter:
             return True
         for match in self.from_root.finditer(data):
             names = match.group(1)
-            if b"*" in names and accesses:
-                return True
-            if _PRIVATE_NAME.search(names):
+            if ((b"*" in names and accesses) or _PRIVATE_NAME.search(names)) \
+                    and not in_prose(data, match.start()):
                 return True
         return False
 
     def _imports_private(self, data: bytes) -> bool:
         """`import torch._dynamo`, `import os, torch._C as C`, `from torch._C import x`."""
-        for clause in _import_clauses(data):
+        for at, clause in _import_clauses(data):
             if not any(root in clause for root in self.roots):
                 continue  # most clauses: a cheap look before the names are read
             words = _NAME.findall(clause)
-            if words and words[0] in self.roots and _PRIVATE_NAME.search(clause.replace(b".", b" ")):
+            if words and words[0] in self.roots and _PRIVATE_NAME.search(clause.replace(b".", b" ")) \
+                    and not in_prose(data, at):
                 return True
         for match in self.from_module.finditer(data):
-            if _PRIVATE_NAME.search(match.group(1).replace(b".", b" ")):
+            if _PRIVATE_NAME.search(match.group(1).replace(b".", b" ")) and not in_prose(data, match.start()):
                 return True
         return False
 
@@ -512,66 +520,78 @@ class TextFilter:
         `self.<attr>` with `<attr>` assigned, or the text cannot tell; in a file that names a
         tracked type (`named`), also what it may annotate or narrow, and `self` when a class's
         base may be a tracked type. Most are `self._x` and `super()._x`, which nothing else
-        types: each is told by the bytes before its dot."""
-        heads: set[bytes] = set()
-        attributes: set[bytes] = set()
-        on_self = False  # `self._x` or `cls._x`
+        types: each is told by the bytes before its dot. A candidate that would let the file
+        through is asked last whether it is prose (in a comment or a docstring: prose.py), so
+        most files are never read for that."""
+        heads: dict[bytes, list[int]] = {}        # head name -> the dots of its accesses
+        attributes: dict[bytes, list[int]] = {}   # `<attr>` of `self.<attr>._x` -> the dots
+        on_self: list[int] = []  # the dots of `self._x` and `cls._x`
         for match in accesses:
             dot = match.start()
             if match.group(1) in self.members:
-                return True  # a member rule's name is flagged on any receiver
+                if not in_prose(data, dot):
+                    return True  # a member rule's name is flagged on any receiver
+                continue
             if data[dot - 4:dot] == b"self" and (dot < 5 or data[dot - 5] not in _BEFORE_NAME):
-                on_self = True  # the common `self._x`: typed only by a tracked base
+                on_self.append(dot)  # the common `self._x`: typed only by a tracked base
                 continue
             if _in_comment(data, dot):
                 continue  # `# (see model.py).` above `_TABLE = {`: prose
             found = _receiver(data, dot)
             if found is None:
-                return True
+                if not in_prose(data, dot):
+                    return True
+                continue
             head, first = found
             if head in (b"self", b"cls"):
                 if first is not None:
-                    attributes.add(first)
+                    attributes.setdefault(first, []).append(dot)
                 else:
-                    on_self = True
+                    on_self.append(dot)
             elif head and (head != b"super" or first is not None):
-                heads.add(head)
-        return any(values.typed_name(head) for head in heads) \
-            or any(values.typed_attribute(attribute) for attribute in attributes) \
-            or (on_self and values.self_may_be_typed())
+                heads.setdefault(head, []).append(dot)
+
+        def in_code(dots: list[int]) -> bool:
+            return any(not in_prose(data, dot) for dot in dots)
+
+        return any(values.typed_name(head) and in_code(dots) for head, dots in heads.items()) \
+            or any(values.typed_attribute(attribute) and in_code(dots) for attribute, dots in attributes.items()) \
+            or (bool(on_self) and values.self_may_be_typed() and in_code(on_self))
 
     def _typed_getattr(self, data: bytes, values: "_Values") -> bool:
         """Whether a `getattr(x, "_y")` may be reported: `_y` is a member a rule covers, or `x`
         is a receiver the detector may type (as for attributes); a call the line does not
         show whole counts as typed."""
-        if any(not match.start() or data[match.start() - 1] not in _BEFORE_NAME
-               for match in _GETATTR_OVER_LINES.finditer(data)):
+        if any((not match.start() or data[match.start() - 1] not in _BEFORE_NAME)
+               and not in_prose(data, match.start()) for match in _GETATTR_OVER_LINES.finditer(data)):
             return True  # `getattr` then `(` on a line below: the arguments are not on its line
         for match in _GETATTR.finditer(data):
             start = match.start()
             if start and data[start - 1] in _BEFORE_NAME:
                 continue  # `obj.getattr(`, `my_getattr(`: not the builtin
-            end = data.find(b"\n", start)
-            line = data[start:end if end >= 0 else len(data)]
-            if b"\\" in line:
-                return True  # an escape may spell any name, a member's too (`"_\\x61"`)
-            strings = _PRIVATE_STRING_VALUE.findall(line)
-            if not strings:
-                code = line.split(b"#", 1)[0]  # (a `#` in a string only cuts more short)
-                if code.count(b"(") > code.count(b")"):
-                    return True  # the arguments go on below
-                continue
-            if any(member in self.members for member in strings):
-                return True
-            head, first = match.group(1), match.group(2)
-            if head is None:
-                return True  # `getattr(f(), "_y")`: a receiver the text does not show
-            if head in (b"self", b"cls"):
-                if values.typed_attribute(first) if first else values.self_may_be_typed():
-                    return True
-            elif values.typed_name(head):
+            if self._getattr_may_report(data, match, values) and not in_prose(data, start):
                 return True
         return False
+
+    def _getattr_may_report(self, data: bytes, match: "re.Match[bytes]", values: "_Values") -> bool:
+        """Whether the `getattr(` that `match` found may be reported, if it is code."""
+        start = match.start()
+        end = data.find(b"\n", start)
+        line = data[start:end if end >= 0 else len(data)]
+        if b"\\" in line:
+            return True  # an escape may spell any name, a member's too (`"_\\x61"`)
+        strings = _PRIVATE_STRING_VALUE.findall(line)
+        if not strings:
+            code = line.split(b"#", 1)[0]  # (a `#` in a string only cuts more short)
+            return code.count(b"(") > code.count(b")")  # the arguments go on below
+        if any(member in self.members for member in strings):
+            return True
+        head, first = match.group(1), match.group(2)
+        if head is None:
+            return True  # `getattr(f(), "_y")`: a receiver the text does not show
+        if head in (b"self", b"cls"):
+            return values.typed_attribute(first) if first else values.self_may_be_typed()
+        return values.typed_name(head)
 
 
 def _after_gap(data: bytes, at: int) -> int:
@@ -895,17 +915,16 @@ def _self_bindings(data: bytes, attribute: bytes):
 def _self_heads(data: bytes, start: int) -> list[int]:
     """Where `self` or `cls` may start when the name at `start` is its attribute (`self.pg`,
     with space, a line continuation, a comment or `)` around the dot); none if it is not one.
-    A `#` on a line above may be a comment's or a string's (`tag = "#"; self.\\`): each reading
-    is tried (none; the first `#`, the last, or the first outside the line's quotes), the others
-    where a `#` stands in what the first walked over, and each may find a head (the first may
+    A `#` on a line above may be a comment's or a string's (`tag = "#"; self.\\`): read first
+    as neither, then, where a `#` stands in what that reading walked over, from where the
+    file's tokens say each line's comment starts; each reading may find a head (the first may
     find a word ending a comment: `# the group of self` then `).pg`)."""
     head, stop = _self_head_read(data, start, NO_COMMENTS)
     heads = [] if head is None else [head]
     if data.find(b"#", data.rfind(b"\n", 0, max(stop, 0)) + 1, start) >= 0:
-        for comments in COMMENT_READINGS:
-            other, _ = _self_head_read(data, start, comments)
-            if other is not None and other not in heads:
-                heads.append(other)
+        other, _ = _self_head_read(data, start, COMMENTS)
+        if other is not None and other not in heads:
+            heads.append(other)
     return heads
 
 
@@ -923,47 +942,38 @@ def _self_head_read(data: bytes, start: int, comments: int) -> tuple[int | None,
     return None, j
 
 
-# How _before_gap reads a `#` on a line above: not as a comment's, as the first's of the line,
-# as the last's, or as the first outside the line's own quotes (`tag = "#"  # see #12`).
-NO_COMMENTS, FIRST_HASH, LAST_HASH, UNQUOTED_HASH = 0, 1, 2, 3
-COMMENT_READINGS = (FIRST_HASH, LAST_HASH, UNQUOTED_HASH)
+# How _before_gap reads a `#` on a line above: as no comment's (which needs no reading of the
+# file's strings), or as the file's tokens say (`tag = "#"  # see #12`: prose.py).
+NO_COMMENTS, COMMENTS = 0, 1
+
+
+class Unsure(Exception):
+    """A comment's start was needed where the file's tokens cannot be read for sure: the
+    text prefilter then lets the file through."""
 
 
 def _before_gap(data: bytes, at: int, comments: int, gap: "frozenset[int] | bytes" = _SPACE) -> int:
     """Where the last byte before `at` stands that is not in `gap` (space and line
-    continuations), nor, unless NO_COMMENTS, a comment ending a line above it, read from the
-    `#` the reading picks on that line (`(self  # the group` then `).pg`); -1 if none."""
+    continuations), nor, with COMMENTS, a comment ending a line above it (`(self  # the group`
+    then `).pg`); -1 if none. Raises Unsure when a comment's start cannot be told.
+
+    A line with no quote starts where it ends, in code, so its comment starts at its first
+    `#`: this walk reaches a line's end only over space and whole comments from code at `at`
+    (a name in a string finds nothing that matters), and no string opens or closes on such a
+    line. A line with a quote is read as the file's tokens say (prose.py)."""
     j = at - 1
     while j >= 0 and data[j] in gap:
         if comments and data[j] == 10:  # a line's end: the line may end in a comment
             line_start = data.rfind(b"\n", 0, j) + 1
-            hash_at = data.find(b"#", line_start, j) if comments == FIRST_HASH \
-                else data.rfind(b"#", line_start, j) if comments == LAST_HASH \
-                else _unquoted_hash(data, line_start, j)
+            hash_at = data.find(b"#", line_start, j)
+            if hash_at >= 0 and (data.find(b'"', line_start, j) >= 0 or data.find(b"'", line_start, j) >= 0):
+                hash_at = comment_start(data, line_start, j)
+                if hash_at is None:
+                    raise Unsure
             if hash_at >= 0:
                 j = hash_at
         j -= 1
     return j
-
-
-def _unquoted_hash(data: bytes, start: int, end: int) -> int:
-    """The first `#` between `start` and `end` outside the quotes opened there (-1 if none):
-    where a line's comment starts when none of its strings began on a line above."""
-    quote = 0
-    at = start
-    while at < end:
-        byte = data[at]
-        if quote:
-            if byte == 92:  # `\\`: the next byte is escaped
-                at += 1
-            elif byte == quote:
-                quote = 0
-        elif byte == 35:  # `#`
-            return at
-        elif byte == 34 or byte == 39:  # `"`, `'`
-            quote = byte
-        at += 1
-    return -1
 
 
 def _assigned(match: "re.Match[bytes]") -> tuple[bytes | None, bool]:
@@ -992,8 +1002,8 @@ def _whole_names(data: bytes, name: bytes):
 def _follows(data: bytes, start: int, gap: bytes, word: bytes) -> bool:
     """Whether `word` and then one or more of the bytes in `gap` stand just before `start`; a
     gap over lines may hold comments too (`for (  # each` then `pg) in`), and a `#` may be a
-    comment's or a string's: each of _before_gap's readings is tried, the others only where a
-    `#` stands in what the first walked over."""
+    comment's or a string's: read as no comment's, then, where a `#` stands in what that
+    walked over, as the file's tokens say (_before_gap's two readings)."""
     j = start  # (_before_gap's first reading, inline: this runs for most names a file binds)
     while j > 0 and data[j - 1] in gap:
         j -= 1
@@ -1001,10 +1011,9 @@ def _follows(data: bytes, start: int, gap: bytes, word: bytes) -> bool:
         return True
     if 10 in gap and data.find(b"\n", j, start) >= 0 \
             and data.find(b"#", data.rfind(b"\n", 0, j) + 1, start) >= 0:  # (10: a line end)
-        for comments in COMMENT_READINGS:
-            j = _before_gap(data, start, comments, gap) + 1
-            if j < start and data.endswith(word, 0, j):
-                return True
+        j = _before_gap(data, start, COMMENTS, gap) + 1
+        if j < start and data.endswith(word, 0, j):
+            return True
     return False
 
 
@@ -1040,9 +1049,9 @@ def _cut_short(annotation: bytes | None) -> bool:
 
 
 def _import_clauses(data: bytes):
-    """The clauses of every `import a.b as c, d` statement (not `from ... import`): an
-    `import` where a statement may start, at a line's start (after any indentation; a line
-    continued onto it is one too), or after `;` or a header's `:`."""
+    """The clauses of every `import a.b as c, d` statement (not `from ... import`), each with
+    where its `import` stands: an `import` where a statement may start, at a line's start
+    (after any indentation; a line continued onto it is one too), or after `;` or a header's `:`."""
     # Each `import` is tried where it stands: one that is not a statement's (in a comment that
     # ends with a backslash) must not swallow the next line's.
     start = data.find(b"import")
@@ -1053,7 +1062,7 @@ def _import_clauses(data: bytes):
         if j < 0 or data[j] in b"\n\r;:":
             match = _IMPORT.match(data, start)
             if match is not None:
-                yield from match.group(1).split(b",")
+                yield from ((start, clause) for clause in match.group(1).split(b","))
         start = data.find(b"import", start + 6)
 
 

@@ -1,13 +1,22 @@
-"""The text prefilter (privlint/prefilter.py) on shapes the generated programs do not reach."""
+"""The text prefilter (privlint/prefilter.py) on shapes the generated programs do not reach,
+and on generated mixes of prose and code."""
 
 from __future__ import annotations
 
+import dataclasses
 import time
 
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
 from privlint.catalog import load_catalog
+from privlint.checker import Context, check_source
+from privlint.config import Settings
 from privlint.prefilter import build
 
 TEXT = build(load_catalog())
+FILTERED = dataclasses.replace(Context.build(load_catalog(), Settings()), fixable=())
+WHOLE = Context.build(load_catalog(), Settings(), use_prefilter=False)
 
 
 def test_thousands_of_receivers_are_passed_on_not_scanned_one_by_one():
@@ -114,6 +123,34 @@ def test_receivers_the_text_can_tell_are_not_typed():
     assert TEXT.search(quoted)
 
 
+# Candidates written in prose (prose.py) and the same in code: a comment or a plain string
+# holds no finding, an f-string's field is code, and past what the file's tokens cannot be
+# read for sure (Python 3.12's quotes inside a field) everything is code.
+IN_PROSE = {
+    "a docstring's dotted name": b'import torch\ndef f():\n    """Takes a torch.optim.lr_scheduler._LRScheduler."""\n',
+    "a member in a comment after a quote": b"import torch\nx = 'a'  # then mesh._flatten()\n",
+    "a private import in a docstring": b'"""Example:\n\n    from torch._C import _get_tracing_state\n"""\nimport torch\n',
+    "an import in a comment after a quote": b"import torch\nx = 'a'  # import torch._dynamo\n",
+    "a getattr in a docstring": b'import torch\n"""getattr(mesh, "_flatten")"""\n',
+    "a typed head in a string": b'import torch.distributed as dist\nx = "dist._world, dist._x"\n',
+}
+IN_CODE = {
+    "a docstring's dotted name, in code": b'import torch\ndef f():\n    """Takes an LR scheduler."""\n'
+                                          b"    return torch.optim.lr_scheduler._LRScheduler\n",
+    "a member in a field": b"import torch\nx = f'{mesh._flatten()}'  # a\n",
+    "a typed head in a field": b'import torch.distributed as dist\nx = f"{dist._world}"\n',
+    "a private import in code": b'"""Example."""\nfrom torch._C import _get_tracing_state\n',
+    "a docstring after what cannot be read": b'import torch\nx = f"{d["k"]}"\n"""mesh._flatten()"""\n',
+}
+
+
+def test_candidates_in_prose_are_not_code():
+    for name, data in IN_PROSE.items():
+        assert not TEXT.search(data), name
+    for name, data in IN_CODE.items():
+        assert TEXT.search(data), name
+
+
 # A file that names a tracked type: the text lets by what the name may type (an annotation,
 # an `isinstance`, a base class for `self`, a cast), and nothing else.
 NAMED_TYPED = {
@@ -185,22 +222,14 @@ NAMED_UNTYPED = {
 
 
 def test_a_named_type_types_what_it_may_annotate_narrow_or_subclass():
-    import dataclasses
-
-    from privlint.checker import Context, check_source
-    from privlint.config import Settings
-
-    catalog = load_catalog()
-    filtered = dataclasses.replace(Context.build(catalog, Settings()), fixable=())
-    unfiltered = Context.build(catalog, Settings(), use_prefilter=False)
     for name, data in NAMED_TYPED.items():
         assert TEXT.search(data), name
-        expected = check_source(data, "case.py", unfiltered).findings
+        expected = check_source(data, "case.py", WHOLE).findings
         assert expected, f"{name}: the case should have a finding"
-        assert check_source(data, "case.py", filtered).findings == expected, name
+        assert check_source(data, "case.py", FILTERED).findings == expected, name
     for name, data in NAMED_UNTYPED.items():
         assert not TEXT.search(data), name
-        assert not check_source(data, "case.py", unfiltered).findings, name
+        assert not check_source(data, "case.py", WHOLE).findings, name
 
 
 def test_a_private_module_import_is_read_where_a_statement_may_start():
@@ -245,8 +274,21 @@ def test_comments_and_strings_around_a_receiver_are_read():
 # Found by a review, each once lost by the text prefilter (or the slice) while the whole
 # file reports a finding: the reports with and without the prefilters must agree.
 REVIEWED = {
-    # A review of the fifth's fix (tenth session): `isinstance` and `getattr` bracketed or
-    # followed by a comment or a form feed; a form feed before an annotation's `:`.
+    # A review of the fifth's fix (tenth session): a comment after a string whose quotes,
+    # counted one at a time, mislead (`"""#"b"""`), or after one begun on a line above.
+    'a triple-quoted string holding # and a quote, above a store': b'import torch.distributed as dist\nclass W:\n    def setup(self):\n        t = """#"b"""; (self  # a #\n        ).pg = dist.new_group()\n    def go(self, a, b):\n        self.pg._allgather_base(a, b)\n',
+    "a triple-quoted string with an apostrophe, above a store": b'import torch.distributed as dist\nclass W:\n    def setup(self):\n        t = \'\'\'it\'s #1\'\'\'; (self  # see #12\n        ).pg = dist.new_group()\n    def go(self, a, b):\n        self.pg._allgather_base(a, b)\n',
+    'a triple-quoted string holding # and a quote, after the dot': b'import torch.distributed as dist\nclass W:\n    def setup(self):\n        t = """#"b"""; (self.  # a #\n        pg) = dist.new_group()\n    def go(self, a, b):\n        self.pg._allgather_base(a, b)\n',
+    'a string begun on the line above a store': b'import torch.distributed as dist\nclass W:\n    def setup(self):\n        t = "\\\n#"; (self  # a #\n        ).pg = dist.new_group()\n    def go(self, a, b):\n        self.pg._allgather_base(a, b)\n',
+    'a triple-quoted string begun on the line above a store': b'import torch.distributed as dist\nclass W:\n    def setup(self):\n        t = """\n#"""; (self  # a #\n        ).pg = dist.new_group()\n    def go(self, a, b):\n        self.pg._allgather_base(a, b)\n',
+    'a quoted # before for (': b'import torch.distributed as dist\nfrom torch.distributed import ProcessGroup\ndef go(groups: list[ProcessGroup], a, b):\n    return ["""#"x""" for (  # each # 1\n             pg) in groups if pg._allgather_base(a, b)]\n',
+    'a quoted # before for (, self.pg': b'import torch.distributed as dist\nfrom torch.distributed import ProcessGroup\nclass W:\n    def setup(self, groups: list[ProcessGroup]):\n        return ["""#"x""" for (  # each # 1\n                 self.pg) in groups]\n    def go(self, a, b):\n        self.pg._allgather_base(a, b)\n',
+    'a quoted # before as': b'x = """#"x"""; from torch.distributed import (ProcessGroup as  # the # 1 type\n    PG)\nclass W(PG):\n    def go(self, a, b):\n        self._allgather_base(a, b)\n',
+    'a quoted # before for, self': b'import torch.distributed as dist\nfrom torch.distributed import ProcessGroup\ndef go(groups: list[ProcessGroup], a, b):\n    return ["""#"x""" for  # each # 1\n            self in groups if self._allgather_base(a, b)]\n',
+    'a triple-quoted string holding # and a quote, above a store, with \\r\\n line ends': b'import torch.distributed as dist\r\nclass W:\r\n    def setup(self):\r\n        t = """#"b"""; (self  # a #\r\n        ).pg = dist.new_group()\r\n    def go(self, a, b):\r\n        self.pg._allgather_base(a, b)\r\n',
+    'a quoted # above a store, past an f-string the tokens cannot read': b'import torch.distributed as dist\nh = f"{n:#x}"\nclass W:\n    def setup(self):\n        t = """#"b"""; (self  # a #\n        ).pg = dist.new_group()\n    def go(self, a, b):\n        self.pg._allgather_base(a, b)\n',
+    # The same review: `isinstance` and `getattr` bracketed or followed by a comment or a
+    # form feed; a form feed before an annotation's `:`.
     'a comment between isinstance and its bracket, on self': b'from torch.distributed import ProcessGroup\nif (isinstance  # c\n        (self, ProcessGroup)):\n    self._allgather_base(1, 2)\n',
     'a bracketed isinstance': b'from torch.distributed import ProcessGroup\ndef f(pg):\n    assert (isinstance)(pg, ProcessGroup)\n    pg._allgather_base(1, 2)\n',
     'a bracketed isinstance, on self': b'from torch.distributed import ProcessGroup\nif (isinstance)(self, ProcessGroup):\n    self._allgather_base(1, 2)\n',
@@ -381,27 +423,16 @@ REVIEWED = {
 
 
 def test_shapes_a_review_found_are_let_through():
-    import dataclasses
-
-    from privlint.checker import Context, check_source
-    from privlint.config import Settings
-
-    catalog = load_catalog()
-    sliced = dataclasses.replace(Context.build(catalog, Settings()), fixable=())
-    whole = Context.build(catalog, Settings(), use_prefilter=False)
     for name, data in REVIEWED.items():
-        expected = check_source(data, "case.py", whole).findings
+        expected = check_source(data, "case.py", WHOLE).findings
         assert expected, f"{name}: the case should have a finding"
-        assert check_source(data, "case.py", sliced).findings == expected, name
+        assert check_source(data, "case.py", FILTERED).findings == expected, name
 
 
 def test_a_lone_carriage_return_ends_a_comment():
     # CPython ends a line, and a comment, at a lone `\r`: what follows it is code. (Where the
     # finding is placed differs with and without the prefilters: see the README's decision on
     # lone carriage returns.)
-    from privlint.checker import Context, check_source
-    from privlint.config import Settings
-
     data = b'import torch\n# note\rtorch._dynamo.reset()\n'
     assert TEXT.search(data)
     assert check_source(data, "case.py", Context.build(load_catalog(), Settings())).findings
@@ -426,3 +457,35 @@ def test_a_name_many_receivers_come_from_is_looked_at_once():
     # the file on as "maybe") is not reached and the file is judged.
     data = b"import torch\ncfg = load()\n" + b"".join(b"a%d = cfg.x\na%d._p\n" % (i, i) for i in range(40))
     assert not TEXT.search(data)
+
+
+# Pieces of programs that put private names in prose and in code side by side: the reports
+# with and without the prefilters must agree on every mix (prose.py reads the prose).
+PROSE_PIECES = [
+    '"""Uses dist._world and mesh._flatten()."""',
+    "x = 'a'  # dist._world, mesh._flatten()",
+    "# from torch._C import _x",
+    "y = f'{dist._world}'",
+    "y = f'{mesh._flatten()}'",
+    'h = f"{n:#x}"',
+    "z = '''it's # dist._world'''",
+    't = """#"b"""  # self.pg._allgather_base',
+    "w = 'a\\\n# dist._world'",
+    "dist._world",
+    "pg = dist.new_group()",
+    "pg._allgather_base(a, b)",
+    'v = getattr(dist, "_world")',
+    '"""getattr(dist, "_world")"""',
+]
+
+
+@st.composite
+def prose_programs(draw) -> bytes:
+    lines = draw(st.lists(st.sampled_from(PROSE_PIECES), min_size=1, max_size=6))
+    return ("import torch.distributed as dist\n" + "\n".join(lines) + "\n").encode()
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=list(HealthCheck))
+@given(prose_programs())
+def test_prose_and_code_side_by_side_report_the_same(data):
+    assert check_source(data, "case.py", FILTERED).findings == check_source(data, "case.py", WHOLE).findings
