@@ -294,7 +294,7 @@ def _annotation(node: ast.expr | None, types: frozenset[str]) -> set[str]:
                 else:
                     todo.append(parsed)
         else:
-            todo.extend(ast.iter_child_nodes(node))
+            todo.extend(children(node))
     return found
 
 
@@ -408,6 +408,34 @@ def _fields(kind: type) -> tuple[str, ...]:
 
 
 BODIES = ("body", "orelse", "finalbody", "handlers", "cases")  # where statements hold statements
+
+
+def children(node: ast.AST) -> "list[ast.AST]":
+    """The nodes right inside `node`, as `ast.iter_child_nodes` finds them but for the
+    contexts and operators, which hold nothing."""
+    found: list[ast.AST] = []
+    for name in _FIELDS.get(type(node)) or _fields(type(node)):
+        value = getattr(node, name, None)
+        if type(value) is list:
+            found.extend([item for item in value if isinstance(item, ast.AST)])
+        elif value is not None and isinstance(value, ast.AST):
+            found.append(value)
+    return found
+
+
+def walk(node: ast.AST) -> "list[ast.AST]":
+    """`node` and every node inside it, as `ast.walk` finds them but for the contexts and
+    operators (`Load`, `Add`), which hold nothing: a list built in one loop, where `ast.walk`
+    runs three generators per node."""
+    found = [node]
+    for current in found:  # (the list grows as it is read)
+        for name in _FIELDS.get(type(current)) or _fields(type(current)):
+            value = getattr(current, name, None)
+            if type(value) is list:
+                found.extend([item for item in value if isinstance(item, ast.AST)])
+            elif value is not None and isinstance(value, ast.AST):
+                found.append(value)
+    return found
 
 
 def returns_in(statements: list[ast.stmt]):

@@ -56,7 +56,7 @@ from bisect import bisect_left
 from dataclasses import dataclass, field
 from typing import Iterator
 
-from privlint.astgate import BODIES, SelfStores, returns_in
+from privlint.astgate import BODIES, SelfStores, children, returns_in, walk
 from privlint.prefilter import may_spell_a_name
 
 _WORD = re.compile(rb"[A-Za-z_\x80-\xff][A-Za-z0-9_\x80-\xff]*")  # non-ASCII bytes are name bytes
@@ -195,7 +195,7 @@ def _bound_names(statement: ast.stmt, text: bytes) -> set[bytes]:
             continue
         if kind is ast.ExceptHandler and node.name:
             found.add(node.name.encode())
-        todo.extend(ast.iter_child_nodes(node))
+        todo.extend(children(node))
     return found
 
 
@@ -255,11 +255,11 @@ def _self_stores(statement: ast.stmt, text: bytes) -> set[bytes]:
             continue
         for target in targets:
             if type(target) is not ast.Name:  # (most targets: a name holds no attribute)
-                stores.update(part.attr.encode() for part in ast.walk(target) if _on_self(part))
+                stores.update(part.attr.encode() for part in walk(target) if _on_self(part))
     if b"for" in text and (not text.isascii() or _FOR_SELF.search(text)):
-        for node in ast.walk(statement):
+        for node in walk(statement):
             if type(node) is ast.comprehension:
-                stores.update(part.attr.encode() for part in ast.walk(node.target) if _on_self(part))
+                stores.update(part.attr.encode() for part in walk(node.target) if _on_self(part))
     return stores
 
 
@@ -314,7 +314,7 @@ def _is_guard(statement: ast.stmt) -> bool:
         if isinstance(statement.body[-1], (ast.Return, ast.Raise, ast.Continue, ast.Break)):
             return True
         for statement_ in statement.body:
-            for node in ast.walk(statement_):
+            for node in walk(statement_):
                 if (isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store)) or (
                         isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
                         and node.func.id == "setattr"):
@@ -363,6 +363,9 @@ def _single_literal(text: bytes) -> bool:
     return False
 
 
+_ISINSTANCE = frozenset({b"isinstance"})
+
+
 def _private(words: frozenset[bytes]) -> frozenset[bytes]:
     return frozenset(w for w in words if w[:1] == b"_" and not (w[:2] == b"__" and w[-2:] == b"__"))
 
@@ -396,6 +399,17 @@ class _Slicer:
         if unit.words is None:
             unit.words = self.words(unit.first, unit.last)
         return unit.words
+
+    def mentions(self, unit: _Unit, names: frozenset[bytes]) -> bool:
+        """Whether the unit mentions one of `names`. Its text is looked at first: most units
+        mention none, and an ASCII text (which NFKC leaves as it is) holds a name as a word
+        only where it holds the name's bytes."""
+        if unit.words is None:
+            text = b"\n".join(self.lines[unit.first - 1:unit.last])
+            if text.isascii() and not any(name in text for name in names):
+                return False
+            unit.words = _normalized(_WORD.findall(text), text)
+        return bool(unit.words & names)
 
     def has_candidate(self, unit: _Unit) -> bool:
         return self.has_candidate_in(unit.first, unit.last)
@@ -488,7 +502,7 @@ class _Slicer:
             keep = self.has_candidate(unit) or nested or self._holds_star(unit) \
                 or (guard and self.has_candidate_in(unit.last + 1, scope.end)) \
                 or (scope.kind == CLASS and not definition and not _is_string(unit, self.lines)) \
-                or bool(self.unit_words(unit) & self.private)
+                or self.mentions(unit, self.private)
             if scope.kind == FUNCTION and not keep:
                 keep = any(type(s) in (ast.Global, ast.Nonlocal) for s in unit.statements)
                 if not keep and scope.named and next(returns_in(unit.statements), None) is not None:
@@ -497,7 +511,7 @@ class _Slicer:
                         keep = True
                     else:
                         scope.namer.binders.setdefault(scope.named, []).append(unit)
-            if not keep and b"isinstance" in self.unit_words(unit) and (guard or (
+            if not keep and self.mentions(unit, _ISINSTANCE) and (guard or (
                     not definition and any(True for s in unit.statements for _ in _nested_guards(s)))):
                 # A narrowing (`assert isinstance(p, PG)`, `if not isinstance(...): return`,
                 # or one inside this statement) holds for the code after it in its scope.
@@ -604,7 +618,7 @@ class _Slicer:
             return None  # not one bracket alone at the end of the first line, at the start of the last
         if self.unit_words(unit) & self.private or any(
                 type(node) is ast.NamedExpr or (type(node) is ast.comprehension and any(
-                    _on_self(part) for part in ast.walk(node.target))) for node in ast.walk(value)):
+                    _on_self(part) for part in walk(node.target))) for node in walk(value)):
             return None  # a private name the candidates use; a walrus binds a name; `for self.x in`
         return value.lineno + 1, value.end_lineno - 1
 
