@@ -390,13 +390,18 @@ def _span(node: ast.AST) -> range:
 
 
 def _fields_of(kind: type) -> tuple[str, ...]:
-    """The fields of a node class that can hold expressions or statements."""
-    return tuple(name for name in kind._fields if name not in ("ctx", "op", "ops", "type_comment"))
+    """The fields of a node class that can hold expressions or statements. A list field holds
+    only nodes, or None (a `**` entry's key in a dict display), once the lists of names
+    (`global`'s, `nonlocal`'s, a class pattern's keywords) are left out."""
+    if kind in (ast.Global, ast.Nonlocal):
+        return ()
+    return tuple(name for name in kind._fields if name not in ("ctx", "op", "ops", "type_comment", "kwd_attrs"))
 
 
-# Leaves and nodes whose parts the reading below takes itself: never descended into.
+# Leaves and nodes whose parts the reading below takes itself: never descended into (and the
+# None a list of nodes may hold).
 _LEAVES = frozenset({ast.Name, ast.Constant, ast.Pass, ast.Break, ast.Continue, ast.Global,
-                     ast.Nonlocal, ast.Import, ast.ImportFrom, ast.alias})
+                     ast.Nonlocal, ast.Import, ast.ImportFrom, ast.alias, type(None)})
 _FIELDS: dict[type, tuple[str, ...]] = {}
 
 
@@ -576,11 +581,12 @@ def _candidates(tree: ast.Module, words: GateWords, origin: Origin,
             binding = getattr(node, _NAMING[kind])  # a parameter, `except E as e`, a match capture
             if binding is not None:
                 bound.add(binding)
-        # The children, inline: a generator per node was a fifth of this walk.
+        # The children, inline: a generator per node was a fifth of this walk. (A list may hold
+        # None, a leaf here.)
         for name in _FIELDS.get(kind) or _fields(kind):
             value = getattr(node, name, None)
             if type(value) is list:
-                extend([item for item in value if isinstance(item, AST)])  # lists hold None too
+                extend(value)
             elif value is not None and isinstance(value, AST):
                 append(value)
     if not uses:

@@ -26,6 +26,15 @@ FILTERED = dataclasses.replace(Context.build(CATALOG, Settings()), fixable=())
 UNFILTERED = Context.build(CATALOG, Settings(), use_prefilter=False)
 
 MUST_PASS = {
+    "a class pattern with keywords, and a dict display with a ** entry": """
+        import torch.distributed as dist
+        def f(event, extra):
+            match event:
+                case Point(x=0, y=pg):
+                    pass
+            options = {**extra, "a": 1}
+            dist.new_group()._allgather_base(a, b)
+    """,
     "a function's result through another function's": """
         import torch.distributed as dist
         def inner():
