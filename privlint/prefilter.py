@@ -466,7 +466,7 @@ class TextFilter:
             return True
 
     def _search(self, data: bytes, origin: "Callable[[], Origin] | None") -> bool:
-        accesses = list(_ACCESS.finditer(data))
+        accesses = _accesses(data)
         private_string = b"getattr" in data and _has_private_string(data)
         # A file that names a tracked type may type a receiver through it: an annotation, an
         # `isinstance`, a base class (`self`), a cast. (Substrings: `DTensorSpec` also says
@@ -479,7 +479,7 @@ class TextFilter:
         values = _Values(data, self.roots, origin, self.types if named else ())
         if accesses:
             if any(_code_dot(data, match.start()) and not in_prose(data, match.start())
-                   for match in _DOTTED_SELF.finditer(data)):
+                   for match in _overlapping(_DOTTED_SELF, data)):
                 return True  # `x. self._y`: an attribute named `self`, not the method's own
             if self._typed_access(data, accesses, values):
                 return True
@@ -493,7 +493,7 @@ class TextFilter:
             return False  # what follows reads imports from a root, which name it
         if self._imports_private(data):
             return True
-        for match in self.from_root.finditer(data):
+        for match in _overlapping(self.from_root, data):  # (one in a comment may run into code)
             names = match.group(1)
             if ((b"*" in names and accesses) or _PRIVATE_NAME.search(names)) \
                     and not in_prose(data, match.start()):
@@ -509,7 +509,7 @@ class TextFilter:
             if words and words[0] in self.roots and _PRIVATE_NAME.search(clause.replace(b".", b" ")) \
                     and not in_prose(data, at):
                 return True
-        for match in self.from_module.finditer(data):
+        for match in _overlapping(self.from_module, data):
             if _PRIVATE_NAME.search(match.group(1).replace(b".", b" ")) and not in_prose(data, match.start()):
                 return True
         return False
@@ -563,7 +563,7 @@ class TextFilter:
         is a receiver the detector may type (as for attributes); a call the line does not
         show whole counts as typed."""
         if any((not match.start() or data[match.start() - 1] not in _BEFORE_NAME)
-               and not in_prose(data, match.start()) for match in _GETATTR_OVER_LINES.finditer(data)):
+               and not in_prose(data, match.start()) for match in _overlapping(_GETATTR_OVER_LINES, data)):
             return True  # `getattr` then `(` on a line below: the arguments are not on its line
         for match in _GETATTR.finditer(data):
             start = match.start()
@@ -1046,6 +1046,28 @@ def _cut_short(annotation: bytes | None) -> bool:
         elif byte in b")]}":
             depth -= 1
     return depth > 0 or annotation.count(b"'") % 2 == 1 or annotation.count(b'"') % 2 == 1
+
+
+def _accesses(data: bytes) -> "list[re.Match[bytes]]":
+    """_ACCESS's matches, and those that start inside one's gap: a gap reads a `#` as a
+    comment's, so a dot in a string can take in the next one in code (`("a.#", m.` then
+    `_x`), and each is judged by its own dot (a dot in prose drops only its own)."""
+    found = []
+    for match in _ACCESS.finditer(data):
+        found.append(match)
+        if data.find(b".", match.start() + 1, match.start(1)) >= 0:
+            found.extend(_overlapping(_ACCESS, data, match.start() + 1, match.end()))
+    return found
+
+
+def _overlapping(pattern: "re.Pattern[bytes]", data: bytes, start: int = 0, end: int | None = None):
+    """Every match of `pattern` that starts from `start` (and ends by `end`), overlapping ones
+    too: one that starts in prose may run into code, where the next one starts."""
+    end = len(data) if end is None else end
+    match = pattern.search(data, start, end)
+    while match is not None:
+        yield match
+        match = pattern.search(data, match.start() + 1, end)
 
 
 def _import_clauses(data: bytes):

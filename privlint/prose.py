@@ -29,6 +29,7 @@ lets through hold a candidate in code well before their end.
 
 from __future__ import annotations
 
+import codecs
 import functools
 import re
 from bisect import bisect_right
@@ -45,9 +46,8 @@ _REST = {
     b'"""': re.compile(rb'(?:[^"\\]++|\\(?:\r\n|(?s:.))|"(?!""))*+"""'),
     b"'''": re.compile(rb"(?:[^'\\]++|\\(?:\r\n|(?s:.))|'(?!''))*+'''"),
 }
-_FIELD_BYTES = re.compile(rb"[{}'\"\\#]")
-_CODING = re.compile(rb"^[ \t\f]*#.*?coding[:=]", re.MULTILINE)
-_UTF8 = re.compile(rb"coding[:=][ \t]*[\"']?utf[-_]?8", re.IGNORECASE)
+_FIELD_BYTES = re.compile(rb"[{}'\"\\#:]")
+_COOKIE = re.compile(rb"[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)")  # PEP 263's, as CPython reads it
 _LONE_CR = re.compile(rb"\r(?!\n)")
 _NOWHERE = 1 << 62
 
@@ -151,11 +151,15 @@ def _readable(data: bytes) -> bool:
     """Whether the bytes are what CPython would read as UTF-8 source text."""
     if b"\0" in data or (b"\r" in data and _LONE_CR.search(data) is not None):
         return False  # (a lone `\r` ends a line too: the prefilter reads such text as `\n`)
-    first = data.find(b"\n")
-    second = data.find(b"\n", first + 1) if first >= 0 else -1
-    head = data if second < 0 else data[:second]  # where PEP 263 lets an encoding be declared
-    if _CODING.search(head) is not None and _UTF8.search(head) is None:
-        return False  # another encoding: its bytes may stand for quotes and backslashes
+    for line in data.split(b"\n", 2)[:2]:  # where PEP 263 lets an encoding be declared
+        cookie = _COOKIE.match(line)
+        if cookie is not None:  # the first one counts
+            try:
+                if codecs.lookup(cookie.group(1).decode("ascii")).name != "utf-8":
+                    return False  # another encoding: its bytes may stand for quotes and backslashes
+            except (LookupError, UnicodeDecodeError):
+                return False
+            break
     if data.isascii():
         return True
     try:
@@ -196,21 +200,25 @@ def _string(data: bytes, at: int) -> tuple[int, int, int] | None:
 
 def _fields_close(data: bytes, start: int, end: int) -> bool:
     """Whether an f-string's text between `start` and `end` (its first closing quote) closes
-    every field it opens, with no comment, backslash or unclosed string inside a field."""
-    depth = 0
+    every field it opens. In a field only a one-quote string with no backslash, closed there,
+    is read over; whatever else may hide the closing quote leaves it unsure: a triple quote, a
+    backslash, a comment, or a quote after a `:` inside the same brace (a format spec's text:
+    `{x:'^9}`)."""
+    colons: list[bool] = []  # each brace open in a field: whether a `:` came after it
     at = start
     while True:
         match = _FIELD_BYTES.search(data, at, end)
         if match is None:
-            return depth == 0
+            return not colons
         at = match.start()
         byte = data[at]
-        if depth == 0:
+        if not colons:
             if byte == 123 or byte == 125:  # `{`, `}`: doubled, a brace of the text
                 if at + 1 < end and data[at + 1] == byte:
                     at += 2
                 elif byte == 123:
-                    depth, at = 1, at + 1
+                    colons.append(False)
+                    at += 1
                 else:
                     return False  # a lone `}`
             elif byte == 92:  # a backslash in the text escapes the next byte, but not a brace
@@ -218,15 +226,20 @@ def _fields_close(data: bytes, start: int, end: int) -> bool:
                     return False
                 at += 2
             else:
-                at += 1  # a quote or a `#` in the text is text
+                at += 1  # a quote, a `#` or a `:` in the text is text
         elif byte == 123:
-            depth, at = depth + 1, at + 1
+            colons.append(False)
+            at += 1
         elif byte == 125:
-            depth, at = depth - 1, at + 1
-        elif byte == 34 or byte == 39:  # a string in a field: closed before `end`
+            colons.pop()
+            at += 1
+        elif byte == 58:  # `:`
+            colons[-1] = True
+            at += 1
+        elif (byte == 34 or byte == 39) and not colons[-1] and data[at:at + 3] not in _TRIPLES:
             close = data.find(data[at:at + 1], at + 1, end)
-            if close < 0:
+            if close < 0 or data.find(b"\\", at + 1, close) >= 0:
                 return False
             at = close + 1
         else:
-            return False  # a comment or a backslash in a field
+            return False

@@ -274,6 +274,20 @@ def test_comments_and_strings_around_a_receiver_are_read():
 # Found by a review, each once lost by the text prefilter (or the slice) while the whole
 # file reports a finding: the reports with and without the prefilters must agree.
 REVIEWED = {
+    # A review of prose.py (tenth session): strings inside an f-string's field, an encoding's
+    # first declaration, and a match that starts in prose and runs into code.
+    "a triple-quoted string in an f-string's field": b'import torch\nx = f"{\'\'\'a\'}\'\'\'+""+torch._C._x()+""}"\n',
+    "an escaped quote in an f-string's field": b'import torch\nx = f"{\'\\\'\'+\'}\'+""+torch._C._x()+""}"\n',
+    "a quote in an f-string's format spec": b'import torch\nx = f"{x:\'}{\'}\'+""+torch._C._x()+""}"\n',
+    "an f-string's field misread, above a store": b'import torch.distributed as dist\nclass W:\n    def setup(self):\n        t = f"{\'\'\'a\'}\'\'\'+""""""}"; (self  # c """\n        ).pg = dist.new_group()\n    def go(self, a, b):\n        self.pg._allgather_base(a, b)\n',
+    'an encoding declared twice on a line, the first not UTF-8': b'# -*- coding: utf-7 -*- coding: utf-8\nimport torch\nx = "abc+ACI-; torch._C._x() #"\n',
+    "a comment's from torch running into a private import": b'# adapted from torch\nfrom torch._C import _get_backend\n',
+    "a comment's from torch.distributed running into a private module": b'# Adapted from torch.distributed\nfrom torch.distributed._tensor import DTensor\n',
+    "a comment's from torch after code, then a private name imported": b'import os  # see also from torch\nfrom torch.distributed import _functional_collectives as fc\n',
+    "a dot and # in a string, before a member's dot": b'y = ("a.#", m.\n     _local_tensor)\n',
+    "a dot and # in a string, before a typed receiver's dot": b'import torch.distributed as dist\npg = dist.new_group()\ny = ("x. #", pg.\n     _allgather_base(a, b))\n',
+    'a dot and # in a string, before an attribute named self': b'import torch\ny = ("a.#", torch.\n     self._C)\n',
+    'getattr and # in a string, before a getattr over lines': b'import torch.distributed as dist\npg = dist.new_group()\ny = ("getattr #", getattr\n     (pg, "_allgather_base"))\n',
     # A review of the fifth's fix (tenth session): a comment after a string whose quotes,
     # counted one at a time, mislead (`"""#"b"""`), or after one begun on a line above.
     'a triple-quoted string holding # and a quote, above a store': b'import torch.distributed as dist\nclass W:\n    def setup(self):\n        t = """#"b"""; (self  # a #\n        ).pg = dist.new_group()\n    def go(self, a, b):\n        self.pg._allgather_base(a, b)\n',

@@ -79,6 +79,9 @@ CASES = {
     "an f-string's text and fields": (b'a = f"{x._y} #"  # c\n', [b"# c"]),
     "an f-string's field holding a string": (b"a = f\"{d['k']}\"; b = 'p'\n", [b"p"]),
     "braces doubled in an f-string": (b'a = f"{{x}}"; b = "p"\n', [b"p"]),
+    'a dict display in a field, then a string': (b'a = f"{ {\'k\': 1}[\'k\'] }"; b = \'p\'\n', [b'p']),
+    'a nested field in a format spec': (b'a = f"{x:{\'>\'}{w}}"; b = \'p\'\n', [b'p']),
+    'UTF-8 declared': (b'# -*- coding: utf8 -*-\na = 1  # x\n', [b'# -*- coding: utf8 -*-', b'# x']),
 }
 
 
@@ -95,6 +98,10 @@ UNREADABLE = {
     "a comment inside a field": b'a = f"""{x  # c\n}"""\n',
     "a backslash inside a field": b'a = f"{chr(92)!r:\\>3}"\n',
     "a format spec holding #": b'a = f"{x:#x}"\n',
+    'a triple quote inside a field': b'a = f"{\'\'\'a\'}\'\'\'+""+b+""}"\n',
+    'an escaped quote inside a field': b'a = f"{\'\\\'\'+\'}\'+""+b+""}"\n',
+    'a quote in a format spec': b'a = f"{x:\'}{\'}\'+""+b+""}"\n',
+    'an encoding declared twice, the first not UTF-8': b'# coding: utf-7 -*- coding: utf-8\na = 1  # x\n',
     "a lone brace": b'a = f"}"\n',
     "a string not closed": b"a = 'x\n",
     "a backslash before a quote in code": b'a = \\"x"\n',
