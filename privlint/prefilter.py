@@ -46,6 +46,7 @@ if TYPE_CHECKING:
 _PRIVATE_TAIL = rb"_(?:(?!_\w*__(?!\w))\w|(?!\w))"
 _GAP = rb"(?:[\s\\]|#[^\n]*+)*+"  # what may stand between a dot and a name inside brackets
 _ACCESS = re.compile(rb"\." + _GAP + rb"(" + _PRIVATE_TAIL + rb"\w*)")
+_GAP_COMMENT = re.compile(rb"\.[\s\\]*+#")  # a dot, then a gap that holds a comment
 # Patterns start with a literal (`getattr(`, `from`) where they can: the engine then finds their
 # starts at C speed, where a leading alternation (`(?:self|cls)`) makes it try every byte.
 _DOTTED_SELF = re.compile(rb"\." + _GAP + rb"(?:self|cls)\." + _PRIVATE_TAIL)  # `x. self._y`
@@ -1052,9 +1053,10 @@ def _accesses(data: bytes) -> "list[re.Match[bytes]]":
     """_ACCESS's matches, and those that start inside one's gap: a gap reads a `#` as a
     comment's, so a dot in a string can take in the next one in code (`("a.#", m.` then
     `_x`), and each is judged by its own dot (a dot in prose drops only its own)."""
-    found = []
-    for match in _ACCESS.finditer(data):
-        found.append(match)
+    found = list(_ACCESS.finditer(data))
+    if _GAP_COMMENT.search(data) is None:
+        return found  # no gap holds a comment, so none holds a dot (most files)
+    for match in list(found):
         if data.find(b".", match.start() + 1, match.start(1)) >= 0:
             found.extend(_overlapping(_ACCESS, data, match.start() + 1, match.end()))
     return found
