@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable
 
 from privlint.catalog import Catalog
-from privlint.prose import comment_start, in_prose
+from privlint.prose import comment_start, fields_close, in_prose
 
 if TYPE_CHECKING:
     from privlint.astgate import Origin
@@ -49,7 +49,7 @@ _ACCESS = re.compile(rb"\." + _GAP + rb"(" + _PRIVATE_TAIL + rb"\w*)")
 _GAP_COMMENT = re.compile(rb"\.[\s\\]*+#")  # a dot, then a gap that holds a comment
 # Patterns start with a literal (`getattr(`, `from`) where they can: the engine then finds their
 # starts at C speed, where a leading alternation (`(?:self|cls)`) makes it try every byte.
-_DOTTED_SELF = re.compile(rb"\." + _GAP + rb"(?:self|cls)\." + _PRIVATE_TAIL)  # `x. self._y`
+_DOTTED_SELF = re.compile(rb"\." + _GAP + rb"(?:self|cls)" + _GAP + rb"\." + _GAP + _PRIVATE_TAIL)  # `x. self. _y`
 # `getattr(` and, when the receiver is a dotted name, its head and first attribute.
 _GETATTR = re.compile(rb"getattr[ \t\x0c)]*\((?:[ \t]*([A-Za-z_]\w*)(?:[ \t]*\.[ \t]*(\w+))?"
                       rb"(?:[ \t]*\.[ \t]*\w+)*[ \t]*,)?")
@@ -75,8 +75,8 @@ _SPACE = frozenset(b" \t\n\r\x0c\\")  # a form feed and a carriage return are sp
 _CLASS_NAME = re.compile(rb"class[\s\\]+[A-Za-z_\x80-\xff][\w\x80-\xff]*[\s\\]*")
 _CHAIN = re.compile(rb"(?<![\w.])[A-Za-z_\x80-\xff][\w\x80-\xff]*(?:[\s\\]*\.[\s\\]*[A-Za-z_\x80-\xff][\w\x80-\xff]*)*")
 _CLOSERS, _OPENERS = frozenset(b")]"), frozenset(b"([")
-_FSTRING_OPEN = re.compile(rb"[fF][rRbB]?[\"']|[rRbB][fF][\"']")  # (`"half"` says it too: only more unsure)
-_STRING_PREFIX = frozenset(b"fFrRbBuU")
+# An f-string's or a t-string's opening: its prefix is a name of its own (`it's` opens none).
+_FSTRING_OPEN = re.compile(rb"(?<![\w\x80-\xff])(?:[fFtT][rRbB]?|[rRbB][fFtT])[\"']")
 _CAST_CALL = re.compile(rb"cast(?:[\s\\]|#[^\n]*+)*+\(")
 # `self` and `cls` as plain names: bound by a `:`, `=`, `:=` or ` in` after them (each pattern
 # starts with its literal, so the engine finds starts at C speed), by an import's `as`, or
@@ -368,7 +368,7 @@ class _Values:
         which count only from a catalog root, as every word of its clause does."""
         if self._imports is None:
             found: dict[bytes, list[tuple[bytes, bytes | None]]] = {}
-            for match in _FROM_IMPORT.finditer(self.data):
+            for match in _overlapping(_FROM_IMPORT, self.data):  # (one in prose may run into code)
                 module = match.group(1)
                 for item in re.sub(rb"#[^\n]*", b"", match.group(2)).split(b","):
                     parts = _NAME.findall(item)
@@ -436,7 +436,7 @@ class _Values:
     def star_may_type(self) -> bool:
         """Whether a star import here may bind a typed name: one from a catalog root, or from
         a project module that hands on a torch path or a typed function (as the gate asks)."""
-        for match in _FROM_IMPORT.finditer(self.data):
+        for match in _overlapping(_FROM_IMPORT, self.data):
             if b"*" not in re.sub(rb"#[^\n]*", b"", match.group(2)):
                 continue
             kind, project, module = self._source(match.group(1))
@@ -479,8 +479,7 @@ class TextFilter:
         # What the file gives its names, asked lazily and once for attributes and getattr alike.
         values = _Values(data, self.roots, origin, self.types if named else ())
         if accesses:
-            if any(_code_dot(data, match.start()) and not in_prose(data, match.start())
-                   for match in _overlapping(_DOTTED_SELF, data)):
+            if any(not in_prose(data, match.start()) for match in _overlapping(_DOTTED_SELF, data)):
                 return True  # `x. self._y`: an attribute named `self`, not the method's own
             if self._typed_access(data, accesses, values):
                 return True
@@ -774,13 +773,18 @@ def _in_comment(data: bytes, dot: int) -> bool:
 
 @functools.lru_cache(maxsize=1)  # asked for each comment-like line of one file, in turn
 def _multiline_fstrings(data: bytes) -> bool:
-    """Whether the text may hold a triple-quoted f-string (`f\"\"\"`, `rf'''`)."""
-    for quote in (b'\"\"\"', b"'''"):
-        at = data.find(quote)
-        while at >= 0:
-            if at and data[at - 1] in _STRING_PREFIX and b"f" in data[max(0, at - 2):at].lower():
-                return True
-            at = data.find(quote, at + 3)
+    """Whether the text may hold an f-string (or a t-string) over lines, whose fields are code
+    on whatever line they stand: a triple-quoted one (`f\"\"\"`, `rt'''`), or one of one quote
+    that its own line may not close (Python 3.12 lets a field go on over lines: `f"{1` then
+    `}#{pg._x}"`): no same quote later on its line, or a backslash or an open field before it."""
+    for match in _FSTRING_OPEN.finditer(data):
+        quote = match.end() - 1
+        if data[quote:quote + 3] in (b'\"\"\"', b"'''"):
+            return True
+        line_end = data.find(b"\n", quote)
+        close = data.find(data[quote:quote + 1], quote + 1, len(data) if line_end < 0 else line_end)
+        if close < 0 or data.find(b"\\", quote + 1, close) >= 0 or not fields_close(data, quote + 1, close):
+            return True
     return False
 
 
@@ -816,21 +820,17 @@ def _code_before(data: bytes, at: int) -> int | None:
         if (data.find(b"'", line_start, j + 1) >= 0 or data.find(b'"', line_start, j + 1) >= 0) and (
                 data[line_start:hash_at].strip(b" \t\x0c") or _may_close_a_string(data, line_start, j)):
             return None  # a quote, and a `#` whose string it may be in: the text cannot tell
+        if _multiline_fstrings(data):  # the line may stand in an f-string's text: as the tokens say
+            line_end = data.find(b"\n", j)
+            hash_at = comment_start(data, line_start, len(data) if line_end < 0 else line_end)
+            if hash_at is None:
+                return None
+            if hash_at < 0:
+                return j
         at, j = hash_at, hash_at - 1
         while j >= 0 and data[j] in _SPACE:
             j -= 1
     return j
-
-
-def _code_dot(data: bytes, dot: int) -> bool:
-    """Whether a dot may be code: not one that ends a comment's sentence (`# Set it up.` above
-    `self._x = 1`). A `#` counts as a comment's only with no quote open before it on its line."""
-    line = data[data.rfind(b"\n", 0, dot) + 1:dot]
-    hash_at = line.find(b"#")
-    if hash_at < 0:
-        return True
-    before = line[:hash_at]
-    return before.count(b'"') % 2 == 1 or before.count(b"'") % 2 == 1
 
 
 def _bindings(data: bytes, name: bytes):
@@ -967,7 +967,8 @@ def _before_gap(data: bytes, at: int, comments: int, gap: "frozenset[int] | byte
         if comments and data[j] == 10:  # a line's end: the line may end in a comment
             line_start = data.rfind(b"\n", 0, j) + 1
             hash_at = data.find(b"#", line_start, j)
-            if hash_at >= 0 and (data.find(b'"', line_start, j) >= 0 or data.find(b"'", line_start, j) >= 0):
+            if hash_at >= 0 and (data.find(b'"', line_start, j) >= 0 or data.find(b"'", line_start, j) >= 0
+                                 or _multiline_fstrings(data)):
                 hash_at = comment_start(data, line_start, j)
                 if hash_at is None:
                     raise Unsure

@@ -192,13 +192,13 @@ def _string(data: bytes, at: int) -> tuple[int, int, int] | None:
         return None  # `\"` outside a string: not Python
     prefix = data[start:at].lower()
     if b"f" in prefix or b"t" in prefix:
-        if not _fields_close(data, at + width, close):
+        if not fields_close(data, at + width, close):
             return None
         return 0, close, close + width
     return (at + width if prefix in _PREFIXES else 0), close, close + width
 
 
-def _fields_close(data: bytes, start: int, end: int) -> bool:
+def fields_close(data: bytes, start: int, end: int) -> bool:
     """Whether an f-string's text between `start` and `end` (its first closing quote) closes
     every field it opens. In a field only a one-quote string with no backslash, closed there,
     is read over; whatever else may hide the closing quote leaves it unsure: a triple quote, a

@@ -274,6 +274,21 @@ def test_comments_and_strings_around_a_receiver_are_read():
 # Found by a review, each once lost by the text prefilter (or the slice) while the whole
 # file reports a finding: the reports with and without the prefilters must agree.
 REVIEWED = {
+    # A third review (tenth session), of older readings beside prose.py: a `#` in a string that
+    # quote counts miss, `x. self. _y`, f- and t-strings over lines, a `from` in a comment that
+    # runs into the import below it.
+    'a string holding # after an even count of quotes, before x. self._y': b'import torch\n"\\"#"; torch. self._C\n',
+    'a triple-quoted string holding #, before x. self._y': b"import torch\n''''#'''; torch. self._C\n",
+    'a string begun above holding #, before x. self._y': b'import torch\nt = """\n#"""; y = torch. self._C\n',
+    'space after the dot of x. self. _y': b'import torch\ntorch. self. _C\n',
+    "a one-quote f-string's field over lines, then # in its text": b'import torch\nx = f"{1\n}#{torch._C._x()}"\n',
+    "a one-quote f-string's field over lines, a receiver after #": b'import torch.distributed as dist\nx = f"{1\n}#{dist\n.new_group()._allgather_base()}"\n',
+    'a triple-quoted t-string': b'import torch\nx = t"""\n# {torch._C._x()}"""\n',
+    "a t-string's field holding its own quote, in a call": b'import torch.distributed as dist\ndist.new_group(t"{x["a(x"]}")._allgather_base()\n',
+    "a comment's from-import continued by a backslash into an import": b'# from . import b \\\nfrom torch.distributed import new_group as ng\npg = ng()\npg._allgather_base(1)\n',
+    "a comment's from-import bracket running into an import": b'# from . import (\nfrom torch.distributed import new_group as ng\npg = ng()\npg._allgather_base(1)\n',
+    "a comment in a triple-quoted f-string's field, above a loop target on self (6d190d6's own)": b'import torch.distributed as dist\nfrom torch.distributed import ProcessGroup\nclass W:\n    def setup(self, g: list[ProcessGroup]):\n        t = f"""{1}\n#{[0 for (self  # a\n).pg in g]}"""\n    def go(self, a, b):\n        self.pg._allgather_base(a, b)\n',
+    "a comment's from-import bracket, a # in a string": b'# from a import (\nx = "#"; from torch.distributed import new_group as ng\nprint()\npg = ng()\npg._allgather_base(1)\n',
     # A review of prose.py (tenth session): strings inside an f-string's field, an encoding's
     # first declaration, and a match that starts in prose and runs into code.
     "a triple-quoted string in an f-string's field": b'import torch\nx = f"{\'\'\'a\'}\'\'\'+""+torch._C._x()+""}"\n',
