@@ -354,6 +354,8 @@ def read(data: bytes, words: GateWords, origin: Origin = Origin()) -> Reading:
             tree = ast.parse(data)
         if data.count(b"'") + data.count(b'"') >= MANY_QUOTES and _long_string_run(tree, data):
             return Reading(True)  # libcst may fail where CPython does not: libcst's turn
+        if _lone_backslash(data):
+            return Reading(True)  # libcst reads what follows such a line otherwise: libcst's turn
         # A type's name, or a string that may spell one (`"Process\x47roup"`) in an annotation.
         named = bool(words.type_words) and (names_a_type(data, words.type_words) or may_spell_a_name(data))
         lines, stores = _candidates(tree, words, origin, named)
@@ -363,6 +365,19 @@ def read(data: bytes, words: GateWords, origin: Origin = Origin()) -> Reading:
         if collecting:
             gc.enable()
     return Reading(bool(lines), tree, frozenset(lines), stores)
+
+
+def _lone_backslash(data: bytes) -> bool:
+    """Whether a line holds only a backslash (and space): CPython joins it to the next line,
+    and libcst reads the code after it otherwise (in the block above, or not at all)."""
+    for ending in (b"\\\n", b"\\\r\n"):
+        at = data.find(ending)
+        while at >= 0:
+            line_start = max(data.rfind(b"\n", 0, at), data.rfind(b"\r", 0, at)) + 1
+            if not data[line_start:at].strip(b" \t\x0c"):
+                return True
+            at = data.find(ending, at + len(ending))
+    return False
 
 
 def _long_string_run(tree: ast.Module, data: bytes) -> bool:

@@ -94,7 +94,7 @@ _NARROWS = {name: re.compile(rb"isinstance(?:[\s\\)]|#[^\n]*+)*+\((?:[\s\\(]|#[^
 # between them (`from . utils import x`), and names may be non-ASCII (their bytes are >= 0x80).
 _FROM_IMPORT = re.compile(rb"from[\s\\]+((?:\.[\s\\]*)*+(?:[\w\x80-\xff]++(?:[\s\\]*\.[\s\\]*[\w\x80-\xff]++)*+)?)"
                           rb"[\s\\]*import\b"
-                          rb"((?:[ \t]*\((?:[^)#]|#[^\n]*+)*+\)?)|(?:[^\n\\]|\\[\s\S])*+)")
+                          rb"((?:(?:[ \t\x0c]|\\\r?\n)*\((?:[^)#]|#[^\n]*+)*+\)?)|(?:[^\n\\]|\\[\s\S])*+)")
 _IMPORT = re.compile(rb"import(?:[ \t\x0c]|\\\r?\n)+((?:[^\n\r\\;#]|\\[\s\S])*+)")
 _STAR_IMPORT = re.compile(rb"import[\s\\(]*\*")
 _LONE_CR = re.compile(rb"\r(?!\n)")
@@ -578,11 +578,13 @@ class TextFilter:
         start = match.start()
         end = data.find(b"\n", start)
         line = data[start:end if end >= 0 else len(data)]
+        call = data[data.find(b"(", start):end if end >= 0 else len(data)]  # from its own bracket on:
+        # `(getattr)(x,` closes one bracket before it opens the call's
         if b"\\" in line:
             return True  # an escape may spell any name, a member's too (`"_\\x61"`)
         strings = _PRIVATE_STRING_VALUE.findall(line)
         if not strings:
-            code = line.split(b"#", 1)[0]  # (a `#` in a string only cuts more short)
+            code = call.split(b"#", 1)[0]  # (a `#` in a string only cuts more short)
             return code.count(b"(") > code.count(b")")  # the arguments go on below
         if any(member in self.members for member in strings):
             return True
@@ -754,8 +756,8 @@ def _string_start(data: bytes, end: int) -> int | None:
     start = data.rfind(bytes([quote]), line_start, end)
     if start < 0 or (start and data[start - 1] in (92, quote)) or data[start + 1:end].count(bytes([92])):
         return None
-    if _FSTRING_OPEN.search(data, line_start, end):
-        return None  # an f-string on the line: its fields may hold quotes of its own kind (3.12)
+    if _FSTRING_OPEN.search(data, line_start, end) or _multiline_fstrings(data):
+        return None  # an f-string on the line, or one over lines: its fields may hold quotes of its own kind (3.12)
     return start
 
 
@@ -1106,6 +1108,6 @@ def build(catalog: Catalog) -> TextFilter:
         # The names after `import`: a parenthesised list (up to its `)`) or the rest of the
         # line with its backslash continuations.
         re.compile(rb"from[\s\\]+(?:" + roots + rb")\b[\w.\s\\]*?\bimport\b"
-                   rb"((?:[ \t]*\((?:[^)#]|#[^\n]*+)*+\)?)|(?:[^\n\\]|\\[\s\S])*+)"),
+                   rb"((?:(?:[ \t\x0c]|\\\r?\n)*\((?:[^)#]|#[^\n]*+)*+\)?)|(?:[^\n\\]|\\[\s\S])*+)"),
         re.compile(rb"from[\s\\]+((?:" + roots + rb")\b[\w.\s\\]*?)\bimport\b"),
         frozenset(root.encode() for root in catalog.roots))

@@ -147,19 +147,25 @@ class _Tokens:
         return at < self.upto
 
 
+def declares_another_encoding(data: bytes) -> bool:
+    """Whether the file's first encoding declaration (PEP 263: a comment on one of its first
+    two lines) names an encoding other than UTF-8, or one Python does not know."""
+    for line in data.split(b"\n", 2)[:2]:
+        cookie = _COOKIE.match(line)
+        if cookie is not None:  # the first one counts
+            try:
+                return codecs.lookup(cookie.group(1).decode("ascii")).name != "utf-8"
+            except (LookupError, UnicodeDecodeError):
+                return True
+    return False
+
+
 def _readable(data: bytes) -> bool:
     """Whether the bytes are what CPython would read as UTF-8 source text."""
     if b"\0" in data or (b"\r" in data and _LONE_CR.search(data) is not None):
         return False  # (a lone `\r` ends a line too: the prefilter reads such text as `\n`)
-    for line in data.split(b"\n", 2)[:2]:  # where PEP 263 lets an encoding be declared
-        cookie = _COOKIE.match(line)
-        if cookie is not None:  # the first one counts
-            try:
-                if codecs.lookup(cookie.group(1).decode("ascii")).name != "utf-8":
-                    return False  # another encoding: its bytes may stand for quotes and backslashes
-            except (LookupError, UnicodeDecodeError):
-                return False
-            break
+    if declares_another_encoding(data):
+        return False  # its bytes may stand for quotes and backslashes
     if data.isascii():
         return True
     try:

@@ -58,6 +58,7 @@ from typing import Iterator
 
 from privlint.astgate import BODIES, SelfStores, children, returns_in, walk
 from privlint.prefilter import may_spell_a_name
+from privlint.prose import declares_another_encoding
 
 _WORD = re.compile(rb"[A-Za-z_\x80-\xff][A-Za-z0-9_\x80-\xff]*")  # non-ASCII bytes are name bytes
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
@@ -745,6 +746,8 @@ def _slice(data: bytes, tree: ast.Module, candidates: frozenset[int], inside_tor
            scopes: list[_Scope], stores: SelfStores | None) -> Slice | None:
     if b"\r" in data or data.startswith(b"\xef\xbb\xbf"):
         return None
+    if declares_another_encoding(data):
+        return None  # the slice would leave out the declaration, and be read as UTF-8
     if may_spell_a_name(data):
         return None  # a string that spells a name (`"\x64ist.PG"`, `"\x5ffoo"`) no word shows
     lines = data.split(b"\n")

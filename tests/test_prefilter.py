@@ -274,6 +274,18 @@ def test_comments_and_strings_around_a_receiver_are_read():
 # Found by a review, each once lost by the text prefilter (or the slice) while the whole
 # file reports a finding: the reports with and without the prefilters must agree.
 REVIEWED = {
+    # A fourth review (tenth session), all older: an f-string over lines in a call's bracket walk,
+    # a form feed or a continuation before an import's bracket, a bracketed getattr over lines,
+    # an encoding the slice left out, a line holding only a backslash (CPython and libcst differ).
+    'an f-string over lines whose field holds its own quote, in a call': b'import torch.distributed as dist\ndist.new_group(f"{x\n["a("]}")._allgather_base()\n',
+    'an f-string continued by a backslash whose field holds its own quote': b'import torch.distributed as dist\ndist.new_group(f"\\\n{x["a("]}")._allgather_base()\n',
+    "a form feed before an import's bracket": b'from torch import\x0c(\n _C)\n',
+    "a line continuation before an import's bracket": b'from torch import\\\n(\n _C)\n',
+    "a form feed before an import's bracket, a name it binds": b'from torch.distributed import\x0c(\n new_group as ng)\nng()._x\n',
+    'a bracketed getattr whose arguments go on below': b'import torch\n(getattr)(torch,\n"_C")\n',
+    'an encoding declared, then a slice': b'# coding: utf-7\npg = 1\nimport torch\nx = "+ACI-; torch._C._x() #"\n',
+    'a line holding only a backslash, before module code': b'import torch.distributed as dist\ndef go():\n    pg = dist.new_group()\n\\\npg._x\n',
+    'a line holding only a backslash, which libcst cannot parse': b'a = 1\n(a\n )._x\nif 1:\n    \\\npass\n',
     # A third review (tenth session), of older readings beside prose.py: a `#` in a string that
     # quote counts miss, `x. self. _y`, f- and t-strings over lines, a `from` in a comment that
     # runs into the import below it.
