@@ -75,8 +75,11 @@ _SPACE = frozenset(b" \t\n\r\x0c\\")  # a form feed and a carriage return are sp
 _CLASS_NAME = re.compile(rb"class[\s\\]+[A-Za-z_\x80-\xff][\w\x80-\xff]*[\s\\]*")
 _CHAIN = re.compile(rb"(?<![\w.])[A-Za-z_\x80-\xff][\w\x80-\xff]*(?:[\s\\]*\.[\s\\]*[A-Za-z_\x80-\xff][\w\x80-\xff]*)*")
 _CLOSERS, _OPENERS = frozenset(b")]"), frozenset(b"([")
-# An f-string's or a t-string's opening: its prefix is a name of its own (`it's` opens none).
-_FSTRING_OPEN = re.compile(rb"(?<![\w\x80-\xff])(?:[fFtT][rRbB]?|[rRbB][fFtT])[\"']")
+# A quote after the last letter an f-string's or a t-string's prefix may end with (`f"`, `rt'`,
+# `fr"`). The pattern starts with the quote: one that starts with a class of letters, or with a
+# look behind, is tried at each letter, or at every byte.
+_FSTRING_QUOTE = re.compile(rb"[\"'](?<=[fFtTrR][\"'])")
+_FSTRING_PREFIXES = frozenset({b"f", b"fr", b"rf", b"t", b"tr", b"rt"})
 _CAST_CALL = re.compile(rb"cast(?:[\s\\]|#[^\n]*+)*+\(")
 # `self` and `cls` as plain names: bound by a `:`, `=`, `:=` or ` in` after them (each pattern
 # starts with its literal, so the engine finds starts at C speed), by an import's `as`, or
@@ -368,7 +371,7 @@ class _Values:
         which count only from a catalog root, as every word of its clause does."""
         if self._imports is None:
             found: dict[bytes, list[tuple[bytes, bytes | None]]] = {}
-            for match in _overlapping(_FROM_IMPORT, self.data):  # (one in prose may run into code)
+            for match in _from_imports(_FROM_IMPORT, self.data):
                 module = match.group(1)
                 for item in re.sub(rb"#[^\n]*", b"", match.group(2)).split(b","):
                     parts = _NAME.findall(item)
@@ -436,7 +439,7 @@ class _Values:
     def star_may_type(self) -> bool:
         """Whether a star import here may bind a typed name: one from a catalog root, or from
         a project module that hands on a torch path or a typed function (as the gate asks)."""
-        for match in _overlapping(_FROM_IMPORT, self.data):
+        for match in _from_imports(_FROM_IMPORT, self.data):
             if b"*" not in re.sub(rb"#[^\n]*", b"", match.group(2)):
                 continue
             kind, project, module = self._source(match.group(1))
@@ -493,7 +496,7 @@ class TextFilter:
             return False  # what follows reads imports from a root, which name it
         if self._imports_private(data):
             return True
-        for match in _overlapping(self.from_root, data):  # (one in a comment may run into code)
+        for match in _from_imports(self.from_root, data):
             names = match.group(1)
             if ((b"*" in names and accesses) or _PRIVATE_NAME.search(names)) \
                     and not in_prose(data, match.start()):
@@ -509,7 +512,7 @@ class TextFilter:
             if words and words[0] in self.roots and _PRIVATE_NAME.search(clause.replace(b".", b" ")) \
                     and not in_prose(data, at):
                 return True
-        for match in _overlapping(self.from_module, data):
+        for match in _from_imports(self.from_module, data):
             if _PRIVATE_NAME.search(match.group(1).replace(b".", b" ")) and not in_prose(data, match.start()):
                 return True
         return False
@@ -756,7 +759,7 @@ def _string_start(data: bytes, end: int) -> int | None:
     start = data.rfind(bytes([quote]), line_start, end)
     if start < 0 or (start and data[start - 1] in (92, quote)) or data[start + 1:end].count(bytes([92])):
         return None
-    if _FSTRING_OPEN.search(data, line_start, end) or _multiline_fstrings(data):
+    if next(_fstring_opens(data, line_start, end), None) is not None or _multiline_fstrings(data):
         return None  # an f-string on the line, or one over lines: its fields may hold quotes of its own kind (3.12)
     return start
 
@@ -773,14 +776,24 @@ def _in_comment(data: bytes, dot: int) -> bool:
         and not _continued(data, line_start)
 
 
+def _fstring_opens(data: bytes, start: int, end: int):
+    """Where the quote of each f-string (or t-string) opening between `start` and `end` stands:
+    its prefix is a name of its own (`it's`, `for"` open none)."""
+    for match in _FSTRING_QUOTE.finditer(data, start, end):
+        first = last = match.start() - 1
+        while first and data[first - 1] in _WORD_BYTES:
+            first -= 1
+        if data[first:last + 1].lower() in _FSTRING_PREFIXES:
+            yield match.start()
+
+
 @functools.lru_cache(maxsize=1)  # asked for each comment-like line of one file, in turn
 def _multiline_fstrings(data: bytes) -> bool:
     """Whether the text may hold an f-string (or a t-string) over lines, whose fields are code
     on whatever line they stand: a triple-quoted one (`f\"\"\"`, `rt'''`), or one of one quote
     that its own line may not close (Python 3.12 lets a field go on over lines: `f"{1` then
     `}#{pg._x}"`): no same quote later on its line, or a backslash or an open field before it."""
-    for match in _FSTRING_OPEN.finditer(data):
-        quote = match.end() - 1
+    for quote in _fstring_opens(data, 0, len(data)):
         if data[quote:quote + 3] in (b'\"\"\"', b"'''"):
             return True
         line_end = data.find(b"\n", quote)
@@ -1063,6 +1076,18 @@ def _accesses(data: bytes) -> "list[re.Match[bytes]]":
         if data.find(b".", match.start() + 1, match.start(1)) >= 0:
             found.extend(_overlapping(_ACCESS, data, match.start() + 1, match.end()))
     return found
+
+
+def _from_imports(pattern: "re.Pattern[bytes]", data: bytes):
+    """Each match of a pattern of `from ... import`, and each that starts at a `from` inside one:
+    a `from` in a comment or a string may run into the import below it (`# adapted from torch`
+    above `from torch._C import x`). (Searched from each match's end otherwise, as `finditer`
+    does: a search from just after every match's start read the text again and again.)"""
+    match = pattern.search(data)
+    while match is not None:
+        yield match
+        inner = data.find(b"from", match.start() + 4, match.end())
+        match = pattern.search(data, inner if inner >= 0 else match.end())
 
 
 def _overlapping(pattern: "re.Pattern[bytes]", data: bytes, start: int = 0, end: int | None = None):
