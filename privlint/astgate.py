@@ -449,12 +449,7 @@ def walk(node: ast.AST) -> "list[ast.AST]":
     runs three generators per node."""
     found = [node]
     for current in found:  # (the list grows as it is read)
-        for name in _FIELDS.get(type(current)) or _fields(type(current)):
-            value = getattr(current, name, None)
-            if type(value) is list:
-                found.extend([item for item in value if isinstance(item, ast.AST)])
-            elif value is not None and isinstance(value, ast.AST):
-                found.append(value)
+        found.extend(children(current))
     return found
 
 
