@@ -240,8 +240,12 @@ def _value(node: ast.expr | None, members: frozenset[str], types: frozenset[str]
             attribute = None
             node = node.value
         elif kind is ast.Name:
-            # `pg = self.pg` is as typed as what `self.pg = ...` assigned (the resolver's attr_types).
-            found.add(f"self.{attribute}" if attribute and node.id in ("self", "cls") else node.id)
+            # `pg = self.pg` is as typed as what `self.pg = ...` assigned (the resolver's attr_types),
+            # and as `self` itself: a `self` typed as a plain name (`import pkg.utils as self`)
+            # types its attributes, as it does the heads of uses.
+            if attribute and node.id in ("self", "cls"):
+                found.add(f"self.{attribute}")
+            found.add(node.id)
             return found
         else:
             return found

@@ -219,9 +219,13 @@ class _Values:
     LIMIT = 64
 
     def __init__(self, data: bytes, roots: frozenset[bytes],
-                 origin: "Callable[[], Origin] | None" = None, types: tuple[bytes, ...] = ()) -> None:
+                 origin: "Callable[[], Origin] | None" = None, types: tuple[bytes, ...] = (),
+                 results: frozenset[bytes] | None = None) -> None:
         self.data = data
         self.roots = roots
+        # The callee names whose calls may be typed; None: any call may be (_untyped_call).
+        self.results = results
+        self._foreign_words: frozenset[bytes] | None = None
         self._origin_of = origin
         # The tracked types' names, in a file that names one: what it annotates or narrows,
         # and `self` under a base that may be one, may then be typed. Empty otherwise.
@@ -335,6 +339,8 @@ class _Values:
         head = _HEAD.match(value)
         if head is None or head.group(1) in _VALUE_KEYWORDS:
             return True  # `(a or b)`, `await f()`, `lambda: x`: the text does not say
+        if self._untyped_call(value):
+            return False  # `nn.Linear(8, 8)`, `model.modules()`: nothing the resolver tracks
         if head.group(1) in (b"self", b"cls") and head.group(2) is None \
                 and value[head.end():].lstrip(b" \t\x0c")[:1] in (b"\\", b"."):
             return True  # `self \\` then `.pg` below, `self.\\`, `self\x0c.pg`: which attribute is unsaid
@@ -342,6 +348,43 @@ class _Values:
             return self.typed_attribute(head.group(2), seen) if head.group(2) is not None \
                 else self.self_may_be_typed()
         return self.typed_name(head.group(1), seen)
+
+    def _untyped_call(self, value: bytes) -> bool:
+        """Whether a value starts with a call the resolver types as nothing, as the gate reads
+        one (astgate's `_untyped_call`): a call through an attribute whose name is not in
+        `results` (`nn.Linear(8, 8)`, `model.modules()`), on a head name that no import of
+        anything but torch binds, directly or through an alias (`u = utils`), which would make
+        it a path to a project function that may be annotated to return a tracked type. What
+        the value goes on with adds nothing: a chain's calls and subscripts stop at that call,
+        and any other expression (`f() or pg`, `f() if c else pg`, `f(), pg`) types nothing.
+        (A distinctive member read along the chain types it, but a file that reads one in code
+        is passed before any value is asked about.) Only ASCII names on one line are read. A
+        name a star import binds is no path here either: the resolver does not follow one."""
+        if self.results is None:
+            return False
+        call = _ATTRIBUTE_CALL.match(value)
+        if call is None or call.group(2) in self.results:
+            return False
+        head = call.group(1)
+        if head in (b"self", b"cls"):
+            return not _bound_as_name(self.data, bool(self.types))
+        return head not in self.foreign_import_words() \
+            and not any(value is None or cut or _may_be_alias(value) for value, cut in _bindings(self.data, head))
+
+    def foreign_import_words(self) -> frozenset[bytes]:
+        """Every word in an import statement that may bind a name to anything but torch (a
+        project module, a library): all but `from torch... import` and `import torch...`
+        clauses, read exactly. What the text takes for an import inside a string or a word
+        (`importlib`) counts as well, which only keeps more names."""
+        if self._foreign_words is None:
+            words: set[bytes] = set()
+            start = self.data.find(b"import")
+            while start >= 0:
+                end = _statement_end(self.data, start + 6)
+                words.update(_foreign_words(self.data, start, end))
+                start = self.data.find(b"import", start + 6)
+            self._foreign_words = frozenset(words)
+        return self._foreign_words
 
     def imported_typed(self, name: bytes) -> bool:
         """Whether an import binds `name` to what may hold a typed value: any name a `from`
@@ -455,6 +498,9 @@ class TextFilter:
     from_root: "re.Pattern[bytes]"       # `from <root>... import <names>`
     from_module: "re.Pattern[bytes]"     # `from <root>.<module path> import`
     roots: frozenset[bytes] = frozenset()  # the catalog's roots: {b"torch"}
+    # The callee names whose calls the resolver may type (catalog's call_result_names); None:
+    # any call may be typed.
+    results: "frozenset[bytes] | None" = None
 
     def search(self, data: bytes, origin: "Callable[[], Origin] | None" = None) -> bool:
         """False only when no finding can be in these bytes. `origin`: where the file is, for
@@ -480,7 +526,7 @@ class TextFilter:
         if named and (_casts(data) or _STAR_IMPORT.search(data)):
             return True  # a cast, or a name a star import may bind, types what the text cannot follow
         # What the file gives its names, asked lazily and once for attributes and getattr alike.
-        values = _Values(data, self.roots, origin, self.types if named else ())
+        values = _Values(data, self.roots, origin, self.types if named else (), self.results)
         if accesses:
             if any(not in_prose(data, match.start()) for match in _overlapping(_DOTTED_SELF, data)):
                 return True  # `x. self._y`: an attribute named `self`, not the method's own
@@ -1050,6 +1096,46 @@ _HEAD = re.compile(rb"([A-Za-z_\x80-\xff][\w\x80-\xff]*)(?:[ \t]*\.[ \t]*([A-Za-
 _VALUE_KEYWORDS = frozenset(b"await lambda not yield".split())
 
 
+# A value that starts with a call through an attribute: its head name, and the callee's name
+# (`nn.Linear(`, `self.model.modules (`). ASCII names only: a non-ASCII one is read by CPython
+# in its NFKC form, which may be another's.
+_ATTRIBUTE_CALL = re.compile(rb"([A-Za-z_]\w*)(?:[ \t]*\.[ \t]*[A-Za-z_]\w*)*[ \t]*\.[ \t]*([A-Za-z_]\w*)[ \t]*\(")
+_CALL_START = re.compile(rb"[A-Za-z_]\w*(?:[ \t]*\.[ \t]*[A-Za-z_]\w*)*[ \t]*\(")
+# The text before an `import` on its line that makes the statement `from torch... import`.
+_FROM_TORCH = re.compile(rb"[ \t]*from[ \t]+torch(?:[ \t]*\.[ \t]*[A-Za-z_]\w*)*[ \t]+")
+
+
+def _may_be_alias(value: bytes) -> bool:
+    """Whether an assigned value (the rest of its line) may be a name or a dotted name, which
+    makes the name assigned an alias of its head (`u = utils`, `h = pkg.sub`): anything but a
+    value that starts with a call (`f(x)`, `a.b(x)`) or a literal."""
+    value = value.strip()
+    return value[:1] not in _LITERAL_STARTS and _CALL_START.match(value) is None
+
+
+def _foreign_words(data: bytes, start: int, end: int) -> list[bytes]:
+    """The words of the import statement whose `import` stands at `start` (to `end`), unless
+    each of its names is bound to torch: `from torch.x import a, b as c` and `import torch.x as
+    y, os` (whose `os` clause counts). Anything else before `import` on its line (`from pkg`),
+    or a line above going on into it (`from pkg \\`), makes every word count."""
+    line_start = data.rfind(b"\n", 0, start) + 1
+    before = data[line_start:start]
+    names = data[start + 6:end]
+    if _FROM_TORCH.fullmatch(before) is not None:
+        return []  # every name a `from torch` import binds is torch's (a line above that goes
+        # on into this one ends with `;`, or the statement would not parse)
+    if before.strip(b" \t") or _continued(data, line_start):
+        return _NAME.findall(data, line_start, end)  # not plainly `import a.b as c, d` on its own
+    # (What only looks like an import, in a string or a word, adds words and takes none away:
+    # each real statement is read at its own `import`.)
+    words: list[bytes] = []
+    for clause in names.split(b","):
+        found = _NAME.findall(clause)
+        if found and found[0] != b"torch":
+            words.extend(found)
+    return words
+
+
 def _cut_short(annotation: bytes | None) -> bool:
     """Whether an annotation read up to the first `=` after it was cut short: it opens a bracket
     or a string it does not close, so that `=` was inside it (`x: Literal["a=b"] = v`,
@@ -1135,4 +1221,5 @@ def build(catalog: Catalog) -> TextFilter:
         re.compile(rb"from[\s\\]+(?:" + roots + rb")\b[\w.\s\\]*?\bimport\b"
                    rb"((?:(?:[ \t\x0c]|\\\r?\n)*\((?:[^)#]|#[^\n]*+)*+\)?)|(?:[^\n\\]|\\[\s\S])*+)"),
         re.compile(rb"from[\s\\]+((?:" + roots + rb")\b[\w.\s\\]*?)\bimport\b"),
-        frozenset(root.encode() for root in catalog.roots))
+        frozenset(root.encode() for root in catalog.roots),
+        frozenset(name.encode() for name in catalog.call_result_names))

@@ -134,6 +134,7 @@ def test_calls_through_a_project_module_survive_both_prefilters(project):
     write(project, "pkg/sub/__init__.py", "")
     write(project, "pkg/sub/deep.py", make)
     write(project, "pkg/ns/deep.py", make)
+    write(project, "pkg/torch.py", make)  # a module of the project's own named `torch`
     write(project, "pkg/plain.py", "def make_pg():\n    return None\n")
     use = "._allgather_base(a, b)\n"
     files = {
@@ -152,6 +153,18 @@ def test_calls_through_a_project_module_survive_both_prefilters(project):
         # A folder without `__init__.py` is a package too (found by the second review).
         "pkg/namespace.py": "from pkg import ns\nns.deep.make_pg()" + use,
         "pkg/namespace_import.py": "import pkg.ns as n\nn.deep.make_pg()" + use,
+        # A value that starts with a call through a name an import of the project binds,
+        # however written, or an alias of one: the text prefilter reads it as typed.
+        "pkg/assigned_renamed.py": "import pkg.utils as u\npg = u.make_pg()\npg" + use,
+        "pkg/assigned_alias.py": "from pkg import utils\nu = utils\npg = u.make_pg()\npg" + use,
+        "pkg/assigned_bracketed_alias.py": "from pkg import utils\nu = (utils)\npg = u.make_pg()\npg" + use,
+        "pkg/assigned_after_torch.py": "import torch; import pkg.utils as u\npg = u.make_pg()\npg" + use,
+        "pkg/assigned_continued.py": "from pkg \\\n    import torch as u\npg = u.make_pg()\npg" + use,
+        "pkg/assigned_after_from_torch.py": "from torch import nn; from pkg import utils\n"
+                                            "pg = utils.make_pg()\npg" + use,
+        "pkg/assigned_self.py": "import pkg.utils as self\npg = self.make_pg()\npg" + use,
+        "pkg/assigned_module_named_torch.py": "from pkg import torch as u\npg = u.make_pg()\npg" + use,
+        "pkg/untyped_assigned.py": "import torch.nn as nn\npg = nn.Linear(1, 1)\npg" + use,
         "pkg/untyped.py": "from pkg import plain\nplain.make_pg()" + use,
         "pkg/untyped_import.py": "import pkg.plain as p\np.make_pg()" + use,
     }
