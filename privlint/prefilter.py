@@ -75,10 +75,11 @@ _SPACE = frozenset(b" \t\n\r\x0c\\")  # a form feed and a carriage return are sp
 _CLASS_NAME = re.compile(rb"class[\s\\]+[A-Za-z_\x80-\xff][\w\x80-\xff]*[\s\\]*")
 _CHAIN = re.compile(rb"(?<![\w.])[A-Za-z_\x80-\xff][\w\x80-\xff]*(?:[\s\\]*\.[\s\\]*[A-Za-z_\x80-\xff][\w\x80-\xff]*)*")
 _CLOSERS, _OPENERS = frozenset(b")]"), frozenset(b"([")
-# A quote after the last letter an f-string's or a t-string's prefix may end with (`f"`, `rt'`,
-# `fr"`). The pattern starts with the quote: one that starts with a class of letters, or with a
-# look behind, is tried at each letter, or at every byte.
-_FSTRING_QUOTE = re.compile(rb"[\"'](?<=[fFtTrR][\"'])")
+# An f-string's or a t-string's prefix ends with `f` or `t`, or with `r` after one (`rf"`,
+# `fr"`), before its quote: a pattern for each letter, as one that starts with a class of
+# letters, or with the quote and a look behind, is tried at every letter or every quote (most
+# of the file's), at several times the cost.
+_FSTRING_ENDS = tuple(re.compile(letter + rb"[rR]?[\"']") for letter in (b"f", b"F", b"t", b"T"))
 _FSTRING_PREFIXES = frozenset({b"f", b"fr", b"rf", b"t", b"tr", b"rt"})
 _CAST_CALL = re.compile(rb"cast(?:[\s\\]|#[^\n]*+)*+\(")
 # `self` and `cls` as plain names: bound by a `:`, `=`, `:=` or ` in` after them (each pattern
@@ -824,13 +825,17 @@ def _in_comment(data: bytes, dot: int) -> bool:
 
 def _fstring_opens(data: bytes, start: int, end: int):
     """Where the quote of each f-string (or t-string) opening between `start` and `end` stands:
-    its prefix is a name of its own (`it's`, `for"` open none)."""
-    for match in _FSTRING_QUOTE.finditer(data, start, end):
-        first = last = match.start() - 1
-        while first and data[first - 1] in _WORD_BYTES:
-            first -= 1
-        if data[first:last + 1].lower() in _FSTRING_PREFIXES:
-            yield match.start()
+    its prefix is a name of its own (`it's`, `for"` open none), in no particular order."""
+    for pattern in _FSTRING_ENDS:
+        for match in pattern.finditer(data, max(0, start - 2), end):
+            quote = match.end() - 1
+            if quote < start:
+                continue
+            first = match.start()
+            while first and data[first - 1] in _WORD_BYTES:
+                first -= 1
+            if data[first:quote].lower() in _FSTRING_PREFIXES:
+                yield quote
 
 
 @functools.lru_cache(maxsize=1)  # asked for each comment-like line of one file, in turn
