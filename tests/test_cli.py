@@ -82,10 +82,28 @@ def f(mesh: DeviceMesh):
     e = mesh._unflatten(
         0, (2,), ("a",))  # noqa: PRV101
     f = "# noqa"; g = mesh._unflatten(0, (2,), ("a",))
-    return a, b, c, d, e, f, g
+    h = "#"; i = mesh._unflatten(0, (2,), ("a",))  # NOQA: PRV101
+    return a, b, c, d, e, f, g, h, i
 ''')
     lines = [f["line"] for f in run_privlint("check", "sup.py", "--format", "json", cwd=project).findings]
     assert lines == [6, 11]
+    # A format spec holding `#` leaves prose.py unsure of what follows: the tokenizer reads it.
+    write(project, "spec.py", '''
+from torch.distributed.device_mesh import DeviceMesh
+
+def f(mesh: DeviceMesh):
+    tag = f"{1:#x}"
+    a = mesh._unflatten(0, (2,), ("a",))  # noqa: PRV101
+    b = "# noqa"; c = mesh._unflatten(0, (2,), ("a",))
+    return tag, a, b, c
+''')
+    lines = [f["line"] for f in run_privlint("check", "spec.py", "--format", "json", cwd=project).findings]
+    assert lines == [6]
+    (project / "spec.py").unlink()
+    write(project, "upper.py", "from torch.distributed.device_mesh import DeviceMesh\n"
+          "def f(mesh: DeviceMesh):\n    return mesh._unflatten(0, (2,), ('a',))  # NOQA\n")
+    assert run_privlint("check", "upper.py", cwd=project).returncode == 0
+    (project / "upper.py").unlink()
     (project / "pyproject.toml").write_text(
         '[tool.privlint]\nper-file-ignores = { "sup.py" = ["PRV1"], "tests/*" = ["PRV2"] }\n')
     write(project, "tests/t.py", "from torch.distributed._tensor import DTensor\n")
