@@ -633,17 +633,71 @@ class TextFilter:
         if b"\\" in line:
             return True  # an escape may spell any name, a member's too (`"_\\x61"`)
         strings = _PRIVATE_STRING_VALUE.findall(line)
+        head, first = match.group(1), match.group(2)
         if not strings:
             code = call.split(b"#", 1)[0]  # (a `#` in a string only cuts more short)
-            return code.count(b"(") > code.count(b")")  # the arguments go on below
+            if code.count(b"(") <= code.count(b")"):
+                return False
+            # A bracket left open: the call's arguments may go on below (`getattr(` then `x,
+            # "_y")`), or another call opens after it (`getattr(m, "a", 0) or getattr(`).
+            arguments = _call_arguments(data, data.find(b"(", start))
+            if arguments is None or b"\\" in arguments:
+                return True  # (a backslash in a string: an escape may spell a private name)
+            strings = _PRIVATE_STRING_VALUE.findall(arguments)
+            if not strings:
+                return False
+            receiver = _FIRST_ARGUMENT.match(arguments)
+            head, first = (receiver.group(1), receiver.group(2)) if receiver is not None else (None, None)
         if any(member in self.members for member in strings):
             return True
-        head, first = match.group(1), match.group(2)
         if head is None:
             return True  # `getattr(f(), "_y")`: a receiver the text does not show
         if head in (b"self", b"cls"):
             return values.typed_attribute(first) if first else values.self_may_be_typed()
         return values.typed_name(head)
+
+
+# A call's first argument when it is a dotted name: its head and first attribute (as _GETATTR
+# reads one on the call's line; the arguments' text may go over lines).
+_FIRST_ARGUMENT = re.compile(rb"\s*([A-Za-z_]\w*)(?:\s*\.\s*(\w+))?(?:\s*\.\s*\w+)*\s*,")
+_ARGUMENTS_LIMIT = 4096  # bytes: a call whose arguments go on longer is not read
+
+
+def _call_arguments(data: bytes, opened: int) -> bytes | None:
+    """The text between the bracket at `opened`, which stands in code, and the bracket that
+    closes it, over lines; None when the text cannot tell where that is: a triple quote, an
+    f-string or a t-string (whose fields may hold its own quotes), a string its line does not
+    close, or more than _ARGUMENTS_LIMIT bytes. From code, a quote opens a string that ends at
+    the same quote on its line, and a `#` outside a string starts a comment that ends with its
+    line, as CPython's tokenizer reads them. (A backslash may escape a quote or go on to the
+    next line: the caller takes any backslash in the text as unsure.)"""
+    depth, at, size = 1, opened + 1, min(len(data), opened + _ARGUMENTS_LIMIT)
+    while at < size:
+        byte = data[at]
+        if byte in b"([{":
+            depth += 1
+        elif byte in b")]}":
+            depth -= 1
+            if not depth:
+                return data[opened + 1:at]
+        elif byte == 35:  # `#`: a comment, to its line's end
+            line_end = data.find(b"\n", at, size)
+            if line_end < 0:
+                return None
+            at = line_end
+        elif byte in b"'\"":
+            prefix = at
+            while prefix > opened + 1 and data[prefix - 1] in _WORD_BYTES:
+                prefix -= 1
+            if data[at:at + 3] == bytes([byte]) * 3 or any(letter in b"fFtT" for letter in data[prefix:at]):
+                return None
+            line_end = data.find(b"\n", at, size)
+            close = data.find(bytes([byte]), at + 1, size if line_end < 0 else line_end)
+            if close < 0:
+                return None
+            at = close
+        at += 1
+    return None
 
 
 def _after_gap(data: bytes, at: int) -> int:

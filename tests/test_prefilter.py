@@ -87,6 +87,45 @@ def test_a_value_that_starts_with_an_untyped_call_is_untyped():
         assert TEXT.search(data), data
 
 
+def test_a_getattr_call_whose_arguments_go_on_below_is_read_whole():
+    # Its arguments are read to the bracket that closes the call, over lines (a comment's
+    # bracket is no code's); without a private string among them the call reports nothing,
+    # and with one its receiver is judged as on one line. Each untyped file here is one the
+    # gate rejects too.
+    untyped = [b"import torch\ndef f(model):\n    return getattr(model, 'is_loaded', False) or getattr(\n"
+               b"        model, 'other', None)\n",
+               b"import torch\ndef f(obj):\n    return getattr(\n        obj,\n        '_y',\n        None,\n    )\n",
+               b"import torch\ndef f(m):\n    return getattr(m, '_a', 0) or getattr(\n        m, 'b')\n",
+               b"import torch\ndef f(m):\n    return getattr(m, name)(\n        1)\n"]
+    for data in untyped:
+        assert not TEXT.search(data), data
+    typed = [b"import torch.distributed as dist\npg = dist.new_group()\nx = getattr(\n    pg, '_allgather_base')\n",
+             b"import torch\ndef f(mesh):\n    return getattr(\n        mesh, '_unflatten')\n",  # a member
+             b"import torch.distributed as dist\nx = getattr(\n    dist.new_group(), '_allgather_base')\n",
+             b"import torch.distributed as dist\npg = dist.new_group()\nx = getattr(pg,  # the group)\n"
+             b"    '_allgather_base')\n",
+             b"import torch.distributed as dist\npg = dist.new_group()\nx = getattr(\n    pg, '_allg\\x61ther_base')\n",
+             b"import torch.distributed as dist\npg = dist.new_group()\nx = getattr(\n    pg, '_allgather_base'\n    )\n"]
+    for data in typed:
+        assert TEXT.search(data), data
+
+
+def test_call_arguments_are_read_as_the_tokenizer_reads_them():
+    from privlint.prefilter import _call_arguments
+
+    def arguments(text: bytes) -> bytes | None:
+        return _call_arguments(text, text.index(b"("))
+
+    assert arguments(b"f(a, (b), [c])") == b"a, (b), [c]"
+    assert arguments(b"f(a,  # see g()\n  ')', '#')\nx") == b"a,  # see g()\n  ')', '#'"
+    assert arguments(b"f(a, 'b'") is None  # no close
+    assert arguments(b"f(a, 'b)\n')") is None  # a string its line does not close
+    for unsure in (b"f(a, '''b)''')", b'f(a, f"{b})")', b"f(a, rt'b)')"):
+        assert arguments(unsure) is None, unsure  # a triple quote, an f- or t-string
+    assert arguments(b"f(a, rb'b)')") == b"a, rb'b)'"
+    assert arguments(b"f(" + b"a, " * 2000 + b")") is None  # too long to read
+
+
 def test_values_and_imports_the_text_reads_in_unusual_shapes():
     # Found in review: each was lost by the text prefilter while the gate kept it.
     shapes = [
