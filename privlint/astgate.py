@@ -750,7 +750,8 @@ def _add_handed_on(sources: set[str], handed: dict[str, list[tuple[str, str]]], 
     (`from pkg import utils` then `utils.make_pg()`). `based`: what the file's base classes
     read as annotations."""
     project = origin.project
-    wanted = {head for head, _ in uses} | based
+    # (`self` and `cls` too: a use's head `self.make_pg` is typed by a `self` an import binds.)
+    wanted = {head for head, _ in uses} | based | {"self", "cls"}
     for _, came in flows:
         wanted |= came
     for name in wanted.intersection(handed):

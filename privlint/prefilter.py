@@ -219,14 +219,13 @@ class _Values:
 
     LIMIT = 64
 
-    def __init__(self, data: bytes, roots: frozenset[bytes],
-                 origin: "Callable[[], Origin] | None" = None, types: tuple[bytes, ...] = (),
-                 results: frozenset[bytes] | None = None) -> None:
+    def __init__(self, data: bytes, roots: frozenset[bytes], results: frozenset[bytes],
+                 origin: "Callable[[], Origin] | None" = None, types: tuple[bytes, ...] = ()) -> None:
         self.data = data
         self.roots = roots
-        # The callee names whose calls may be typed; None: any call may be (_untyped_call).
-        self.results = results
+        self.results = results  # the callee names whose calls may be typed (_untyped_call)
         self._foreign_words: frozenset[bytes] | None = None
+        self._paths: dict[bytes, bool] = {}  # head name -> whether it may be a project path
         self._origin_of = origin
         # The tracked types' names, in a file that names one: what it annotates or narrows,
         # and `self` under a base that may be one, may then be typed. Empty otherwise.
@@ -360,17 +359,28 @@ class _Values:
         and any other expression (`f() or pg`, `f() if c else pg`, `f(), pg`) types nothing.
         (A distinctive member read along the chain types it, but a file that reads one in code
         is passed before any value is asked about.) Only ASCII names on one line are read. A
-        name a star import binds is no path here either: the resolver does not follow one."""
-        if self.results is None:
-            return False
+        star import binds a project module's torch paths and typed functions, no module, so
+        the names it binds are no such head either."""
         call = _ATTRIBUTE_CALL.match(value)
         if call is None or call.group(2) in self.results:
             return False
-        head = call.group(1)
-        if head in (b"self", b"cls"):
-            return not _bound_as_name(self.data, bool(self.types))
-        return head not in self.foreign_import_words() \
-            and not any(value is None or cut or _may_be_alias(value) for value, cut in _bindings(self.data, head))
+        return not self._may_be_path(call.group(1))
+
+    def _may_be_path(self, head: bytes) -> bool:
+        """Whether a head name may be bound to a path the resolver follows into the project:
+        `self` or `cls` bound as a plain name, a name an import of anything but torch binds, or
+        one assigned what may be such a name. Each name is asked once per file, and counts
+        towards LIMIT like any other question (past it, "maybe")."""
+        known = self._paths.get(head)
+        if known is None:
+            self.asked += 1
+            if head in (b"self", b"cls"):
+                known = _bound_as_name(self.data, bool(self.types))
+            else:
+                known = self.asked > self.LIMIT or head in self.foreign_import_words() \
+                    or any(value is None or cut or _may_be_alias(value) for value, cut in _bindings(self.data, head))
+            self._paths[head] = known
+        return known
 
     def foreign_import_words(self) -> frozenset[bytes]:
         """Every word in an import statement that may bind a name to anything but torch (a
@@ -498,10 +508,8 @@ class TextFilter:
     types: tuple[bytes, ...]             # tracked types' short names
     from_root: "re.Pattern[bytes]"       # `from <root>... import <names>`
     from_module: "re.Pattern[bytes]"     # `from <root>.<module path> import`
-    roots: frozenset[bytes] = frozenset()  # the catalog's roots: {b"torch"}
-    # The callee names whose calls the resolver may type (catalog's call_result_names); None:
-    # any call may be typed.
-    results: "frozenset[bytes] | None" = None
+    roots: frozenset[bytes]              # the catalog's roots: {b"torch"}
+    results: frozenset[bytes]            # callee names whose calls may be typed (call_result_names)
 
     def search(self, data: bytes, origin: "Callable[[], Origin] | None" = None) -> bool:
         """False only when no finding can be in these bytes. `origin`: where the file is, for
@@ -527,7 +535,7 @@ class TextFilter:
         if named and (_casts(data) or _STAR_IMPORT.search(data)):
             return True  # a cast, or a name a star import may bind, types what the text cannot follow
         # What the file gives its names, asked lazily and once for attributes and getattr alike.
-        values = _Values(data, self.roots, origin, self.types if named else (), self.results)
+        values = _Values(data, self.roots, self.results, origin, self.types if named else ())
         if accesses:
             if any(not in_prose(data, match.start()) for match in _overlapping(_DOTTED_SELF, data)):
                 return True  # `x. self._y`: an attribute named `self`, not the method's own
@@ -1141,7 +1149,8 @@ def _follows(data: bytes, start: int, gap: bytes, word: bytes) -> bool:
 
 # What follows a name that a line binds: `= value` or `: annotation = value` (group 1 the
 # annotation, group 2 the rest of the line), a walrus, or ` in` after a loop target.
-_ASSIGN_TAIL = re.compile(rb"(?:[\s)]|\\\r?\n|#[^\n]*+)*+(:[^=\n]*)?=(?!=)([^\n]*)")  # `(pg) = v`, `pg \\`
+# (An annotation may hold a comparison, `x: "==" = v`: its `==`, `!=`, `<=`, `>=` are not the `=`.)
+_ASSIGN_TAIL = re.compile(rb"(?:[\s)]|\\\r?\n|#[^\n]*+)*+(:(?:[=!<>]=|[^=\n])*)?=(?!=)([^\n]*)")  # `(pg) = v`, `pg \\`
 _ANNOTATION_START = re.compile(rb"(?:[ \t\x0c)]|\\\r?\n)*+:(?!=)")
 _WALRUS_TAIL = re.compile(rb"[\s\\]*:=")
 _LOOP_TAIL = re.compile(rb"(?:[\s)\\]|#[^\n]*+)+in\b([^\n]*)")  # group 1: the iterable, to the line's end

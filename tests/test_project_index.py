@@ -163,6 +163,8 @@ def test_calls_through_a_project_module_survive_both_prefilters(project):
         "pkg/assigned_after_from_torch.py": "from torch import nn; from pkg import utils\n"
                                             "pg = utils.make_pg()\npg" + use,
         "pkg/assigned_self.py": "import pkg.utils as self\npg = self.make_pg()\npg" + use,
+        "pkg/self_module.py": "import pkg.utils as self\nself.make_pg()" + use,
+        "pkg/cls_module.py": "import pkg.utils as cls\ncls.make_pg()" + use,
         "pkg/assigned_module_named_torch.py": "from pkg import torch as u\npg = u.make_pg()\npg" + use,
         "pkg/untyped_assigned.py": "import torch.nn as nn\npg = nn.Linear(1, 1)\npg" + use,
         "pkg/untyped.py": "from pkg import plain\nplain.make_pg()" + use,
