@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable
 
 from privlint.catalog import Catalog
-from privlint.prose import comment_start, fields_close, in_prose
+from privlint.prose import comment_start, fields_close, in_code, in_prose
 
 if TYPE_CHECKING:
     from privlint.astgate import Origin
@@ -255,7 +255,7 @@ class _Values:
         typed = self.asked > self.LIMIT or self.imported_typed(name) \
             or bool(self.types and (_annotated(self.data, name) or _narrowed(self.data, name))) \
             or any(value is None or cut or self.typed_value(value, seen)
-                   for value, cut in _bindings(self.data, name))
+                   for value, cut in _bindings(self.data, name, self.types))
         return self._settle(name, typed, seen if asking else None)
 
     def typed_attribute(self, attribute: bytes, seen: set[bytes] | None = None) -> bool:
@@ -319,7 +319,7 @@ class _Values:
             name, rest = chain.group(0), bases[chain.end():].lstrip()
             if b"." in name or (rest[:1] == b"=" and rest[1:2] != b"="):
                 continue  # a dotted name types only as a type's own; `metaclass=` names no base
-            if _renamed(self.data, name) or any(True for _ in _bindings(self.data, name)):
+            if _renamed(self.data, name) or any(True for _ in _bindings(self.data, name, None)):
                 return True
         return False
 
@@ -378,7 +378,8 @@ class _Values:
                 known = _bound_as_name(self.data, bool(self.types))
             else:
                 known = self.asked > self.LIMIT or head in self.foreign_import_words() \
-                    or any(value is None or cut or _may_be_alias(value) for value, cut in _bindings(self.data, head))
+                    or any(value is None or cut or _may_be_alias(value)
+                           for value, cut in _bindings(self.data, head, self.types))
             self._paths[head] = known
         return known
 
@@ -961,11 +962,13 @@ def _code_before(data: bytes, at: int) -> int | None:
     return j
 
 
-def _bindings(data: bytes, name: bytes):
+def _bindings(data: bytes, name: bytes, types: "tuple[bytes, ...] | None"):
     """Where a file may give `name` a value, and whether that was read from inside an annotation
     (see _cut_short): for an assignment, the rest of its line (a keyword argument or default
     looks the same, which only counts more); for a loop target, the rest of the line after `in`
-    (its iterable); None for a walrus, a `def`, or an iterable the line does not show.
+    (its iterable); for a `def`, what its calls may give (_returned: `types`, the tracked types'
+    names, as for _Values), or None with `types` None (a `def` binds the name all the same);
+    None for a walrus or an iterable the line does not show.
     Annotations alone type nothing the text does not name."""
     for start, end in _whole_names(data, name):
         if start and data[start - 1] in _BEFORE_NAME:
@@ -983,8 +986,64 @@ def _bindings(data: bytes, name: bytes):
             # as the gate reads it; an iterable on the lines below is not read.
             iterable = looped.group(1)
             yield (None if not iterable.strip() or iterable.lstrip()[:1] == b"\\" else iterable), False
-        elif _WALRUS_TAIL.match(data, end) or _follows(data, start, b" \t\x0c\\\r\n", b"def"):
+        elif _WALRUS_TAIL.match(data, end):
             yield None, False
+        elif _follows(data, start, b" \t\x0c\\\r\n", b"def"):
+            if types is None:
+                yield None, False
+            else:
+                yield from _returned(data, start, end, types)
+
+
+# A `def` at its line's start, and the next `def` or `class` at a line's start (its indentation
+# in group 1), which ends the body of a function indented as much or more.
+_DEF_LINE = re.compile(rb"([ \t]*)(?:async[ \t]+)?def[ \t]+")
+_BODY_END = re.compile(rb"\n([ \t]*)(?:async[ \t]+def|def|class)(?![\w\x80-\xff])")
+# What follows a function's parameters on their bracket's line: its return annotation, if any,
+# then the `:` that ends the header (a string, comment or backslash there: not read).
+_HEADER_END = re.compile(rb"[ \t]*(?:->([^:#'\"\\\n]*))?:")
+_RETURN = re.compile(rb"return(?![\w\x80-\xff])([^\n]*)")
+_DOTTED = re.compile(rb"[ \t]*[A-Za-z_]\w*(?:[ \t]*\.[ \t]*[A-Za-z_]\w*)+[ \t]*")
+
+
+def _returned(data: bytes, start: int, end: int, types: tuple[bytes, ...]):
+    """What a call of the function whose `def` names it at `start`..`end` may give, as
+    (value, cut) pairs: the value of each `return` in its body (the rest of its line), as the
+    gate and the resolver type a call by its function's returns; one None instead when its
+    return annotation may name a tracked type (anything but `None` or a dotted name whose
+    last part is no tracked type's name: `-> torch.Tensor`), or when the text cannot tell where
+    its header ends (the `:` after the parameters' bracket, on that bracket's line) or where
+    its body does. The body ends at the next `def` or `class` indented as much or less that
+    stands in code (prose.py); returns after the body's real end, and in its prose, only add
+    values. A file that may hold an f-string over lines is not read (a line of its text may
+    look like a `def`)."""
+    line_start = data.rfind(b"\n", 0, start) + 1
+    header = _DEF_LINE.fullmatch(data, line_start, start)
+    if header is None or data[end:end + 1] != b"(" or _multiline_fstrings(data):
+        yield None, False
+        return
+    parameters = _call_arguments(data, end)
+    if parameters is None or b"\\" in parameters:
+        yield None, False
+        return
+    closed = end + 2 + len(parameters)  # just after the parameters' `)`
+    line_end = data.find(b"\n", closed)
+    header_end = _HEADER_END.match(data, closed, len(data) if line_end < 0 else line_end)
+    annotation = None if header_end is None else header_end.group(1)
+    if header_end is None or (annotation is not None and annotation.strip() != b"None" and (
+            _DOTTED.fullmatch(annotation) is None
+            or annotation.rsplit(b".", 1)[1].strip() in types or any(name in annotation for name in types))):
+        yield None, False
+        return
+    indent = header.group(1)
+    stop = len(data)
+    for later in _BODY_END.finditer(data, header_end.end()):
+        if indent.startswith(later.group(1)) and in_code(data, later.start() + 1):
+            stop = later.start()
+            break
+    for found in _RETURN.finditer(data, header_end.end(), stop):
+        if not found.start() or data[found.start() - 1] not in _BEFORE_NAME:
+            yield found.group(1), False
 
 
 def _annotation_goes_on(data: bytes, end: int) -> bool:

@@ -61,6 +61,17 @@ def in_prose(data: bytes, at: int) -> bool:
     return index >= 0 and at < tokens.ends[index]
 
 
+def in_code(data: bytes, at: int) -> bool:
+    """Whether byte `at` is surely in no comment and no plain string (False when unsure). It
+    may still stand in an f-string's or a t-string's text, which is neither: the caller rules
+    those out."""
+    tokens = _tokens(data)
+    if not tokens.reach(at):
+        return False
+    index = bisect_right(tokens.starts, at) - 1
+    return index < 0 or at >= tokens.ends[index]
+
+
 def comment_start(data: bytes, line_start: int, line_end: int) -> int | None:
     """Where the comment that ends the line `line_start`..`line_end` starts (its `#`), -1 when
     the line ends in none, None when the text cannot be read for sure."""

@@ -138,6 +138,37 @@ def test_call_arguments_are_read_as_the_tokenizer_reads_them():
     assert arguments(b"f(" + b"a, " * 2000 + b")") is None  # too long to read
 
 
+def test_a_function_types_its_calls_by_what_it_returns():
+    # `m = make()` is as typed as `make`'s returns, or its return annotation, as the gate and the
+    # resolver read a call of the file's own function. Each untyped file is one the gate rejects.
+    use = b"m = make()\nm._allgather_base(1, 2)\n"
+    untyped = [b"import torch\ndef make():\n    return torch.nn.Linear(1, 1)\n",
+               b"import torch\ndef make() -> torch.nn.Module:\n    return build()\n",
+               b"import torch\ndef make():\n    x = 1\n    return\n",
+               b"import torch\nimport torch.distributed as dist\ndef make():\n    return torch.nn.Linear(1, 1)\n"
+               b"def other():\n    return dist.new_group()\n"]
+    for data in untyped:
+        assert not TEXT.search(data + use), data
+    QQQ = "'" * 3
+    typed = {
+        "a typed return": b"def make():\n    return dist.new_group()\n",
+        "a tracked type's path": b"def make() -> dist.ProcessGroup:\n    return build()\n",
+        "a bare name": b"from torch.distributed import ProcessGroup as PG\ndef make() -> PG:\n    return build()\n",
+        "a def in a docstring": b"def make():\n    QQQ\ndef x():\nQQQ\n    return dist.new_group()\n",
+        "a nested def": b"def make():\n    def inner():\n        return 1\n    return dist.new_group()\n",
+        "a header over lines": b"def make(\n    a=1,\n) -> dist.ProcessGroup:\n    return build()\n",
+        "a default holding a colon": b"def make(a={1:\n2}) -> dist.ProcessGroup:\n    return build()\n",
+        "a one-line body": b"def make(): return dist.new_group()\n",
+        "a def in an f-string": b"def make():\n    s = fQQQ\ndef y():\nQQQ\n    return dist.new_group()\n",
+        "a string in the header": b"def make(a=')') -> dist.ProcessGroup:\n    return build()\n",
+        "a string annotation": b"def make() -> 'dist.ProcessGroup':\n    return build()\n",
+        "a subscript annotation": b"def make() -> Optional[dist.ProcessGroup]:\n    return build()\n",
+    }
+    for name, code in typed.items():
+        data = b"import torch.distributed as dist\n" + code.replace(b"QQQ", QQQ.encode()) + use
+        assert TEXT.search(data), name
+
+
 def test_values_and_imports_the_text_reads_in_unusual_shapes():
     # Found in review: each was lost by the text prefilter while the gate kept it.
     shapes = [
