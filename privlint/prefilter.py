@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable
 
 from privlint.catalog import Catalog
-from privlint.prose import comment_start, fields_close, in_code, in_prose
+from privlint.prose import comment_start, declares_another_encoding, fields_close, in_code, in_prose
 
 if TYPE_CHECKING:
     from privlint.astgate import Origin
@@ -50,9 +50,8 @@ _GAP_COMMENT = re.compile(rb"\.[\s\\]*+#")  # a dot, then a gap that holds a com
 # Patterns start with a literal (`getattr(`, `from`) where they can: the engine then finds their
 # starts at C speed, where a leading alternation (`(?:self|cls)`) makes it try every byte.
 _DOTTED_SELF = re.compile(rb"\." + _GAP + rb"(?:self|cls)" + _GAP + rb"\." + _GAP + _PRIVATE_TAIL)  # `x. self. _y`
-# `getattr(` and, when the receiver is a dotted name, its head and first attribute.
-_GETATTR = re.compile(rb"getattr[ \t\x0c)]*\((?:[ \t]*([A-Za-z_]\w*)(?:[ \t]*\.[ \t]*(\w+))?"
-                      rb"(?:[ \t]*\.[ \t]*\w+)*[ \t]*,)?")
+# `getattr(`, and `(getattr)(`.
+_GETATTR = re.compile(rb"getattr[ \t\x0c)]*\(")
 # `getattr` with its bracket on a line below (after a continuation, a comment or in brackets).
 _GETATTR_OVER_LINES = re.compile(rb"getattr[ \t\x0c)]*(?:\\\r?\n|#[^\n]*+\r?\n|\r?\n)(?:[\s\\)]|#[^\n]*+)*+\(")
 # A string that starts with `_`, or with an escape (`"\x5fx"` is `"_x"` to the detector): a
@@ -514,7 +513,12 @@ class TextFilter:
 
     def search(self, data: bytes, origin: "Callable[[], Origin] | None" = None) -> bool:
         """False only when no finding can be in these bytes. `origin`: where the file is, for
-        the names other modules of the project hand on (without it, any such name counts)."""
+        the names other modules of the project hand on (without it, any such name counts). A
+        file that declares an encoding other than UTF-8 may be any file: its bytes are not the
+        text CPython reads (in Shift-JIS a letter may end with the byte of `}`; in UTF-7,
+        `+ACI-` is a quote)."""
+        if declares_another_encoding(data):
+            return True
         if data.startswith(b"\xef\xbb\xbf"):
             data = data[3:]  # a byte order mark is not part of the first name
         if b"\r" in data and _LONE_CR.search(data) is not None:
@@ -633,41 +637,31 @@ class TextFilter:
         return False
 
     def _getattr_may_report(self, data: bytes, match: "re.Match[bytes]", values: "_Values") -> bool:
-        """Whether the `getattr(` that `match` found may be reported, if it is code."""
-        start = match.start()
-        end = data.find(b"\n", start)
-        line = data[start:end if end >= 0 else len(data)]
-        call = data[data.find(b"(", start):end if end >= 0 else len(data)]  # from its own bracket on:
-        # `(getattr)(x,` closes one bracket before it opens the call's
-        if b"\\" in line:
-            return True  # an escape may spell any name, a member's too (`"_\\x61"`)
-        strings = _PRIVATE_STRING_VALUE.findall(line)
-        head, first = match.group(1), match.group(2)
+        """Whether the `getattr(` that `match` found may be reported, if it is code: its
+        arguments, read to the bracket that closes the call (over lines: _call_arguments), hold
+        a private string and either a member's name or a receiver the detector may type. A
+        backslash among them may be an escape that spells any name (`"_\\x61"`); a string in a
+        comment among them only adds one more."""
+        arguments = _call_arguments(data, data.find(b"(", match.start()))  # (its own bracket,
+        # after `(getattr)`)
+        if arguments is None or b"\\" in arguments:
+            return True
+        strings = _PRIVATE_STRING_VALUE.findall(arguments)
         if not strings:
-            code = call.split(b"#", 1)[0]  # (a `#` in a string only cuts more short)
-            if code.count(b"(") <= code.count(b")"):
-                return False
-            # A bracket left open: the call's arguments may go on below (`getattr(` then `x,
-            # "_y")`), or another call opens after it (`getattr(m, "a", 0) or getattr(`).
-            arguments = _call_arguments(data, data.find(b"(", start))
-            if arguments is None or b"\\" in arguments:
-                return True  # (a backslash in a string: an escape may spell a private name)
-            strings = _PRIVATE_STRING_VALUE.findall(arguments)
-            if not strings:
-                return False
-            receiver = _FIRST_ARGUMENT.match(arguments)
-            head, first = (receiver.group(1), receiver.group(2)) if receiver is not None else (None, None)
+            return False
         if any(member in self.members for member in strings):
             return True
-        if head is None:
+        receiver = _FIRST_ARGUMENT.match(arguments)
+        if receiver is None:
             return True  # `getattr(f(), "_y")`: a receiver the text does not show
+        head, first = receiver.group(1), receiver.group(2)
         if head in (b"self", b"cls"):
             return values.typed_attribute(first) if first else values.self_may_be_typed()
         return values.typed_name(head)
 
 
-# A call's first argument when it is a dotted name: its head and first attribute (as _GETATTR
-# reads one on the call's line; the arguments' text may go over lines).
+# A call's first argument when it is a dotted name: its head and first attribute (space between
+# the parts may hold line ends: the arguments are inside the call's brackets).
 _FIRST_ARGUMENT = re.compile(rb"\s*([A-Za-z_]\w*)(?:\s*\.\s*(\w+))?(?:\s*\.\s*\w+)*\s*,")
 _ARGUMENTS_LIMIT = 4096  # bytes: a call whose arguments go on longer is not read
 
@@ -675,8 +669,8 @@ _ARGUMENTS_LIMIT = 4096  # bytes: a call whose arguments go on longer is not rea
 def _call_arguments(data: bytes, opened: int) -> bytes | None:
     """The text between the bracket at `opened`, which stands in code, and the bracket that
     closes it, over lines; None when the text cannot tell where that is: a triple quote, an
-    f-string or a t-string (whose fields may hold its own quotes), a string its line does not
-    close, or more than _ARGUMENTS_LIMIT bytes. From code, a quote opens a string that ends at
+    f-string or a t-string that a field may hold its own quote in (prose.fields_close), a
+    string its line does not close, or more than _ARGUMENTS_LIMIT bytes. From code, a quote opens a string that ends at
     the same quote on its line, and a `#` outside a string starts a comment that ends with its
     line, as CPython's tokenizer reads them. (A backslash may escape a quote or go on to the
     next line: the caller takes any backslash in the text as unsure.)"""
@@ -698,11 +692,12 @@ def _call_arguments(data: bytes, opened: int) -> bytes | None:
             prefix = at
             while prefix > opened + 1 and data[prefix - 1] in _WORD_BYTES:
                 prefix -= 1
-            if data[at:at + 3] == bytes([byte]) * 3 or any(letter in b"fFtT" for letter in data[prefix:at]):
+            if data[at:at + 3] == bytes([byte]) * 3:
                 return None
             line_end = data.find(b"\n", at, size)
             close = data.find(bytes([byte]), at + 1, size if line_end < 0 else line_end)
-            if close < 0:
+            if close < 0 or (any(letter in b"fFtT" for letter in data[prefix:at])
+                             and not fields_close(data, at + 1, close)):
                 return None
             at = close
         at += 1

@@ -160,8 +160,14 @@ class _Tokens:
 
 def declares_another_encoding(data: bytes) -> bool:
     """Whether the file's first encoding declaration (PEP 263: a comment on one of its first
-    two lines) names an encoding other than UTF-8, or one Python does not know."""
-    for line in data.split(b"\n", 2)[:2]:
+    two lines) names an encoding other than UTF-8, or one Python does not know. (Asked of every
+    file the text prefilter reads: only the first two lines are looked at.)"""
+    first = data.find(b"\n")
+    second = -1 if first < 0 else data.find(b"\n", first + 1)
+    head = data if second < 0 else data[:second]
+    if b"coding" not in head:
+        return False
+    for line in head.split(b"\n"):
         cookie = _COOKIE.match(line)
         if cookie is not None:  # the first one counts
             try:
