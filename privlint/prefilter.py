@@ -997,7 +997,7 @@ _BODY_END = re.compile(rb"\n([ \t]*)(?:async[ \t]+def|def|class)(?![\w\x80-\xff]
 # What follows a function's parameters on their bracket's line: its return annotation, if any,
 # then the `:` that ends the header (a string, comment or backslash there: not read).
 _HEADER_END = re.compile(rb"[ \t]*(?:->([^:#'\"\\\n]*))?:")
-_RETURN = re.compile(rb"return(?![\w\x80-\xff])([^\n]*)")
+_RETURN = re.compile(rb"return(?![\w\x80-\xff])")
 _DOTTED = re.compile(rb"[ \t]*[A-Za-z_]\w*(?:[ \t]*\.[ \t]*[A-Za-z_]\w*)+[ \t]*")
 
 
@@ -1009,8 +1009,9 @@ def _returned(data: bytes, start: int, end: int, types: tuple[bytes, ...]):
     last part is no tracked type's name: `-> torch.Tensor`), or when the text cannot tell where
     its header ends (the `:` after the parameters' bracket, on that bracket's line) or where
     its body does. The body ends at the next `def` or `class` indented as much or less that
-    stands in code (prose.py); returns after the body's real end, and in its prose, only add
-    values. A file that may hold an f-string over lines is not read (a line of its text may
+    stands in code (prose.py: no string's or comment's, and not after a line that a backslash
+    continues); every `return` found after the header, in code or not, gives the rest of its
+    line, so one after the body's real end, or in a string, only adds a value. A file that may hold an f-string over lines is not read (a line of its text may
     look like a `def`)."""
     line_start = data.rfind(b"\n", 0, start) + 1
     header = _DEF_LINE.fullmatch(data, line_start, start)
@@ -1027,18 +1028,20 @@ def _returned(data: bytes, start: int, end: int, types: tuple[bytes, ...]):
     annotation = None if header_end is None else header_end.group(1)
     if header_end is None or (annotation is not None and annotation.strip() != b"None" and (
             _DOTTED.fullmatch(annotation) is None
-            or annotation.rsplit(b".", 1)[1].strip() in types or any(name in annotation for name in types))):
+            or any(name in annotation for name in types))):
         yield None, False
         return
     indent = header.group(1)
     stop = len(data)
     for later in _BODY_END.finditer(data, header_end.end()):
-        if indent.startswith(later.group(1)) and in_code(data, later.start() + 1):
-            stop = later.start()
+        if indent.startswith(later.group(1)) and not _continued(data, later.start() + 1) \
+                and in_code(data, later.start() + 1):
+            stop = later.start()  # (after a backslash, the line goes on one indented more)
             break
     for found in _RETURN.finditer(data, header_end.end(), stop):
-        if not found.start() or data[found.start() - 1] not in _BEFORE_NAME:
-            yield found.group(1), False
+        if data[found.start() - 1] not in _BEFORE_NAME:  # (`noreturn = 0; return pg`: the next)
+            line_end = data.find(b"\n", found.end())
+            yield data[found.end():len(data) if line_end < 0 else line_end], False
 
 
 def _annotation_goes_on(data: bytes, end: int) -> bool:

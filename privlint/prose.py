@@ -62,14 +62,16 @@ def in_prose(data: bytes, at: int) -> bool:
 
 
 def in_code(data: bytes, at: int) -> bool:
-    """Whether byte `at` is surely in no comment and no plain string (False when unsure). It
-    may still stand in an f-string's or a t-string's text, which is neither: the caller rules
-    those out."""
+    """Whether byte `at` is surely in no comment and no string, prose or not (an f-string, a
+    string after a word that is no prefix: `if"x"`); False when unsure."""
     tokens = _tokens(data)
     if not tokens.reach(at):
         return False
     index = bisect_right(tokens.starts, at) - 1
-    return index < 0 or at >= tokens.ends[index]
+    if index >= 0 and at < tokens.ends[index]:
+        return False
+    index = bisect_right(tokens.string_starts, at) - 1
+    return index < 0 or at >= tokens.string_ends[index]
 
 
 def comment_start(data: bytes, line_start: int, line_end: int) -> int | None:
@@ -109,6 +111,9 @@ class _Tokens:
         self.data = data
         self.starts: list[int] = []
         self.ends: list[int] = []
+        # The other strings, which are not prose (an f-string, `if"x"`): from quote to end.
+        self.string_starts: list[int] = []
+        self.string_ends: list[int] = []
         self.stuck = not _readable(data)
         find = data.find
         # The next `#`, `"` and `'` from where the reading stands, each looked for again only
@@ -136,7 +141,8 @@ class _Tokens:
                 starts.append(hash_at)
                 ends.append(end)
             else:
-                found = _string(data, double if double < single else single)
+                quote = double if double < single else single
+                found = _string(data, quote)
                 if found is None:
                     self.stuck = True
                     break
@@ -144,6 +150,9 @@ class _Tokens:
                 if inside:
                     starts.append(inside)
                     ends.append(close)
+                else:
+                    self.string_starts.append(quote)
+                    self.string_ends.append(end)
             if hash_at < end:
                 hash_at = find(b"#", end)
                 hash_at = _NOWHERE if hash_at < 0 else hash_at

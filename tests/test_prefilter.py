@@ -147,7 +147,8 @@ def test_a_function_types_its_calls_by_what_it_returns():
                b"import torch\ndef make() -> torch.nn.Module:\n    return build()\n",
                b"import torch\ndef make():\n    x = 1\n    return\n",
                b"import torch\nimport torch.distributed as dist\ndef make():\n    return torch.nn.Linear(1, 1)\n"
-               b"def other():\n    return dist.new_group()\n"]
+               b"def other():\n    return dist.new_group()\n",
+               b"import torch\ndef make():\n    noreturn = 1\n    return torch.nn.Linear(1, 1)\n"]
     for data in untyped:
         assert not TEXT.search(data + use), data
     QQQ = "'" * 3
@@ -164,6 +165,13 @@ def test_a_function_types_its_calls_by_what_it_returns():
         "a string in the header": b"def make(a=')') -> dist.ProcessGroup:\n    return build()\n",
         "a string annotation": b"def make() -> 'dist.ProcessGroup':\n    return build()\n",
         "a subscript annotation": b"def make() -> Optional[dist.ProcessGroup]:\n    return build()\n",
+        # Found by a review: a `return` in a string or a name earlier on the line; a def after a
+        # line a backslash continues (indented as that line is); a def in a string after a word.
+        "a return in a string before": b'def make():\n    if mode == "return": return dist.new_group()\n',
+        "a return ending a name before": b"def make():\n    noreturn = 0; return dist.new_group()\n",
+        "a def after a continued line": b"def make():\n    x = 1\n    \\\ndef g(): pass\n    return dist.new_group()\n",
+        "a def in a string after a keyword": b"def make():\n    assertQQQ\ndef x(): QQQ\n    return dist.new_group()\n",
+        "a class in a string after a keyword": b"def make():\n    s = 1 if 0 elseQQQ\nclass X:\nQQQ\n    return dist.new_group()\n",
     }
     for name, code in typed.items():
         data = b"import torch.distributed as dist\n" + code.replace(b"QQQ", QQQ.encode()) + use
