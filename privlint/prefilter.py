@@ -670,10 +670,11 @@ def _call_arguments(data: bytes, opened: int) -> bytes | None:
     """The text between the bracket at `opened`, which stands in code, and the bracket that
     closes it, over lines; None when the text cannot tell where that is: a triple quote, an
     f-string or a t-string that a field may hold its own quote in (prose.fields_close), a
-    string its line does not close, or more than _ARGUMENTS_LIMIT bytes. From code, a quote opens a string that ends at
-    the same quote on its line, and a `#` outside a string starts a comment that ends with its
-    line, as CPython's tokenizer reads them. (A backslash may escape a quote or go on to the
-    next line: the caller takes any backslash in the text as unsure.)"""
+    string its line does not close, or more than _ARGUMENTS_LIMIT bytes. From code, a quote
+    opens a string that ends at the same quote on its line, and a `#` outside a string starts
+    a comment that ends with its line, as CPython's tokenizer reads them. (A backslash may
+    escape a quote or go on to the next line: the caller takes any backslash in the text as
+    unsure.)"""
     depth, at, size = 1, opened + 1, min(len(data), opened + _ARGUMENTS_LIMIT)
     while at < size:
         byte = data[at]
