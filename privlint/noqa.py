@@ -39,7 +39,9 @@ def directives(source: bytes, lines: set[int]) -> Directives:
         return read
     last = max(lines)
     try:
-        for token in tokenize.tokenize(io.BytesIO(source).readline):
+        # (A lone `\r` ends a line for CPython, and for the line numbers asked: not for tokenize.)
+        lines_read = source.replace(b"\r\n", b"\n").replace(b"\r", b"\n") if b"\r" in source else source
+        for token in tokenize.tokenize(io.BytesIO(lines_read).readline):
             if token.start[0] > last:
                 break  # no line asked about is below: the rest of the file need not be read
             if token.type == tokenize.COMMENT:

@@ -1262,12 +1262,18 @@ def _foreign_words(data: bytes, start: int, end: int) -> list[bytes]:
     return words
 
 
+_LAMBDA = re.compile(rb"(?<![\w\x80-\xff])lambda(?![\w\x80-\xff])")
+
+
 def _cut_short(annotation: bytes | None) -> bool:
     """Whether an annotation read up to the first `=` after it was cut short: it opens a bracket
     or a string it does not close, so that `=` was inside it (`x: Literal["a=b"] = v`,
-    `x: Annotated[T, f(end=1)] = v`) and what follows is not the value."""
+    `x: Annotated[T, f(end=1)] = v`) and what follows is not the value; or it holds a lambda,
+    whose default's `=` stands outside brackets (`x: lambda a=1: a = v`)."""
     if not annotation:
         return False
+    if _LAMBDA.search(annotation) is not None:
+        return True
     depth = 0
     for byte in annotation:
         if byte in b"([{":

@@ -104,6 +104,12 @@ def f(mesh: DeviceMesh):
           "def f(mesh: DeviceMesh):\n    return mesh._unflatten(0, (2,), ('a',))  # NOQA\n")
     assert run_privlint("check", "upper.py", cwd=project).returncode == 0
     (project / "upper.py").unlink()
+    # Lone carriage returns end lines (prose.py is unsure of such text: the tokenizer reads it).
+    (project / "cr.py").write_bytes(b"from torch.distributed.device_mesh import DeviceMesh\r"
+                                    b"def f(mesh: DeviceMesh):\r"
+                                    b"    return mesh._unflatten(0, (2,), ('a',))  # noqa\r")
+    assert run_privlint("check", "cr.py", cwd=project).returncode == 0
+    (project / "cr.py").unlink()
     (project / "pyproject.toml").write_text(
         '[tool.privlint]\nper-file-ignores = { "sup.py" = ["PRV1"], "tests/*" = ["PRV2"] }\n')
     write(project, "tests/t.py", "from torch.distributed._tensor import DTensor\n")

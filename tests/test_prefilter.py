@@ -402,6 +402,12 @@ REVIEWED = {
     # (made by it); a `)` in a string, or a private-looking string in a comment, on the call's
     # line (older). Of the untyped-call reading (b180911): an annotation holding `==` hid the
     # value after it (made by it); a `self` an import binds, as a use's head (older, the gate).
+    # Of all of them together: none made; one older, a lambda in an annotation, whose default's
+    # `=` ended the annotation early.
+    'a lambda in an annotation': b'import torch.distributed as dist\npg: lambda a=1: a = dist.new_group()\npg._allgather_base(1, 2)\n',
+    "a lambda in an attribute's annotation": b'import torch.distributed as dist\nclass A:\n    def __init__(self):\n'
+                                              b'        self.pg: lambda a=1: a = dist.new_group()\n'
+                                              b'    def f(self):\n        self.pg._allgather_base(1, 2)\n',
     'a Shift-JIS letter ending with the byte of `}`': b'# coding: sjis\ngetattr(\n\x83}, "_unflatten")\n',
     'a GBK letter ending with the byte of `]`': b'# coding: gbk\ngetattr(\n\x81], "_unflatten")\n',
     'a Shift-JIS name bound to torch': b'# coding: sjis\nimport torch\n\x83} = torch\ngetattr(\n\x83}, "_C")\n',
