@@ -74,6 +74,10 @@ _SPACE = frozenset(b" \t\n\r\x0c\\")  # a form feed and a carriage return are sp
 _CLASS_NAME = re.compile(rb"class[\s\\]+[A-Za-z_\x80-\xff][\w\x80-\xff]*[\s\\]*")
 _CHAIN = re.compile(rb"(?<![\w.])[A-Za-z_\x80-\xff][\w\x80-\xff]*(?:[\s\\]*\.[\s\\]*[A-Za-z_\x80-\xff][\w\x80-\xff]*)*")
 _CLOSERS, _OPENERS = frozenset(b")]"), frozenset(b"([")
+# An ASCII name, and `.name` after one with space on its line around the dot (a non-ASCII name is
+# read by CPython in its NFKC form, which may be another's).
+_ASCII_NAME = rb"[A-Za-z_]\w*"
+_ASCII_ATTRIBUTE = rb"[ \t]*\.[ \t]*[A-Za-z_]\w*"
 # An f-string's or a t-string's prefix ends with `f` or `t`, or with `r` after one (`rf"`,
 # `fr"`), before its quote: a pattern for each letter, as one that starts with a class of
 # letters, or with the quote and a look behind, is tried at every letter or every quote (most
@@ -389,11 +393,8 @@ class _Values:
         (`importlib`) counts as well, which only keeps more names."""
         if self._foreign_words is None:
             words: set[bytes] = set()
-            start = self.data.find(b"import")
-            while start >= 0:
-                end = _statement_end(self.data, start + 6)
+            for start, end in _import_statements(self.data):
                 words.update(_foreign_words(self.data, start, end))
-                start = self.data.find(b"import", start + 6)
             self._foreign_words = frozenset(words)
         return self._foreign_words
 
@@ -642,8 +643,7 @@ class TextFilter:
         a private string and either a member's name or a receiver the detector may type. A
         backslash among them may be an escape that spells any name (`"_\\x61"`); a string in a
         comment among them only adds one more."""
-        arguments = _call_arguments(data, data.find(b"(", match.start()))  # (its own bracket,
-        # after `(getattr)`)
+        arguments = _call_arguments(data, data.find(b"(", match.start()))  # (`(getattr)(`: its own)
         if arguments is None or b"\\" in arguments:
             return True
         strings = _PRIVATE_STRING_VALUE.findall(arguments)
@@ -778,13 +778,17 @@ def _import_binds(data: bytes) -> bool:
     """Whether an import statement may bind `self` or `cls` (`import a as self`, `from a import
     (b as cls)`): the text after each `import` up to its line's end, or its bracket's close,
     holds `as` then the name. Imports are few, so this costs far less than a scan for `as`."""
+    return any(_AS_SELF.search(data, start, end) is not None or _SELF_WORD.search(data, start, end) is not None
+               for start, end in _import_statements(data))  # (`from torch import self` binds it too)
+
+
+def _import_statements(data: bytes):
+    """(where `import` stands, where its names end: _statement_end) for each `import` in the
+    text, a word's part (`importlib`) or a string's too, which only reads more."""
     start = data.find(b"import")
     while start >= 0:
-        end = _statement_end(data, start + 6)
-        if _AS_SELF.search(data, start, end) is not None or _SELF_WORD.search(data, start, end) is not None:
-            return True  # `as self`, or `from torch import self` (a name imported as itself)
+        yield start, _statement_end(data, start + 6)
         start = data.find(b"import", start + 6)
-    return False
 
 
 def _statement_end(data: bytes, at: int) -> int:
@@ -999,7 +1003,7 @@ _BODY_END = re.compile(rb"\n([ \t]*)(?:async[ \t]+def|def|class)(?![\w\x80-\xff]
 # then the `:` that ends the header (a string, comment or backslash there: not read).
 _HEADER_END = re.compile(rb"[ \t]*(?:->([^:#'\"\\\n]*))?:")
 _RETURN = re.compile(rb"return(?![\w\x80-\xff])")
-_DOTTED = re.compile(rb"[ \t]*[A-Za-z_]\w*(?:[ \t]*\.[ \t]*[A-Za-z_]\w*)+[ \t]*")
+_DOTTED = re.compile(rb"[ \t]*" + _ASCII_NAME + rb"(?:" + _ASCII_ATTRIBUTE + rb")+[ \t]*")
 
 
 def _returned(data: bytes, start: int, end: int, types: tuple[bytes, ...]):
@@ -1223,10 +1227,10 @@ _VALUE_KEYWORDS = frozenset(b"await lambda not yield".split())
 
 
 # A value that starts with a call through an attribute: its head name, and the callee's name
-# (`nn.Linear(`, `self.model.modules (`). ASCII names only: a non-ASCII one is read by CPython
-# in its NFKC form, which may be another's.
-_ATTRIBUTE_CALL = re.compile(rb"([A-Za-z_]\w*)(?:[ \t]*\.[ \t]*[A-Za-z_]\w*)*[ \t]*\.[ \t]*([A-Za-z_]\w*)[ \t]*\(")
-_CALL_START = re.compile(rb"[A-Za-z_]\w*(?:[ \t]*\.[ \t]*[A-Za-z_]\w*)*[ \t]*\(")
+# (`nn.Linear(`, `self.model.modules (`); ASCII names only.
+_ATTRIBUTE_CALL = re.compile(rb"(" + _ASCII_NAME + rb")(?:" + _ASCII_ATTRIBUTE + rb")*[ \t]*\.[ \t]*("
+                             + _ASCII_NAME + rb")[ \t]*\(")
+_CALL_START = re.compile(_ASCII_NAME + rb"(?:" + _ASCII_ATTRIBUTE + rb")*[ \t]*\(")
 # The text before an `import` on its line that makes the statement `from torch... import`.
 _FROM_TORCH = re.compile(rb"[ \t]*from[ \t]+torch(?:[ \t]*\.[ \t]*[A-Za-z_]\w*)*[ \t]+")
 

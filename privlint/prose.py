@@ -55,23 +55,21 @@ _NOWHERE = 1 << 62
 def in_prose(data: bytes, at: int) -> bool:
     """Whether byte `at` is surely in a comment or inside a plain string (False when unsure)."""
     tokens = _tokens(data)
-    if not tokens.reach(at):
-        return False
-    index = bisect_right(tokens.starts, at) - 1
-    return index >= 0 and at < tokens.ends[index]
+    return tokens.reach(at) and _inside(tokens.starts, tokens.ends, at)
 
 
 def in_code(data: bytes, at: int) -> bool:
     """Whether byte `at` is surely in no comment and no string, prose or not (an f-string, a
     string after a word that is no prefix: `if"x"`); False when unsure."""
     tokens = _tokens(data)
-    if not tokens.reach(at):
-        return False
-    index = bisect_right(tokens.starts, at) - 1
-    if index >= 0 and at < tokens.ends[index]:
-        return False
-    index = bisect_right(tokens.string_starts, at) - 1
-    return index < 0 or at >= tokens.string_ends[index]
+    return tokens.reach(at) and not _inside(tokens.starts, tokens.ends, at) \
+        and not _inside(tokens.string_starts, tokens.string_ends, at)
+
+
+def _inside(starts: list[int], ends: list[int], at: int) -> bool:
+    """Whether `at` falls in one of the spans (in order, none overlapping) these give."""
+    index = bisect_right(starts, at) - 1
+    return index >= 0 and at < ends[index]
 
 
 def comment_start(data: bytes, line_start: int, line_end: int) -> int | None:
