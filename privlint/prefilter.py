@@ -970,25 +970,29 @@ def _bindings(data: bytes, name: bytes, types: "tuple[bytes, ...] | None"):
     names, as for _Values), or None with `types` None (a `def` binds the name all the same);
     None for a walrus or an iterable the line does not show.
     Annotations alone type nothing the text does not name."""
+    size = len(data)
     for start, end in _whole_names(data, name):
         if start and data[start - 1] in _BEFORE_NAME:
             continue  # `x.name =`
-        assigned = _ASSIGN_TAIL.match(data, end)
-        if assigned is not None:
-            yield _assigned(assigned)
-            continue
-        if _annotation_goes_on(data, end):
-            yield None, False  # `x: Optional[` ... `] = v`: a value the line does not show
-            continue
-        looped = _LOOP_TAIL.match(data, end)
-        if looped is not None and _follows(data, start, b" \t\n\r\f\v(\\", b"for"):
-            # A loop target is as typed as its iterable's head (`for m in model.modules()`),
-            # as the gate reads it; an iterable on the lines below is not read.
-            iterable = looped.group(1)
-            yield (None if not iterable.strip() or iterable.lstrip()[:1] == b"\\" else iterable), False
-        elif _WALRUS_TAIL.match(data, end):
-            yield None, False
-        elif _follows(data, start, b" \t\x0c\\\r\n", b"def"):
+        if end == size or data[end] in _TAIL_STARTS:  # else `name.x`, `name(`: only a `def` binds it
+            assigned = _ASSIGN_TAIL.match(data, end)
+            if assigned is not None:
+                yield _assigned(assigned)
+                continue
+            if _annotation_goes_on(data, end):
+                yield None, False  # `x: Optional[` ... `] = v`: a value the line does not show
+                continue
+            looped = _LOOP_TAIL.match(data, end)
+            if looped is not None and _follows(data, start, b" \t\n\r\f\v(\\", b"for"):
+                # A loop target is as typed as its iterable's head (`for m in model.modules()`),
+                # as the gate reads it; an iterable on the lines below is not read.
+                iterable = looped.group(1)
+                yield (None if not iterable.strip() or iterable.lstrip()[:1] == b"\\" else iterable), False
+                continue
+            if _WALRUS_TAIL.match(data, end):
+                yield None, False
+                continue
+        if _follows(data, start, b" \t\x0c\\\r\n", b"def"):
             if types is None:
                 yield None, False
             else:
@@ -1089,7 +1093,10 @@ def _annotation_goes_on(data: bytes, end: int) -> bool:
 
 def _self_bindings(data: bytes, attribute: bytes):
     """Where a file may give `self.<attribute>` (or `cls.`) a value: as `_bindings`."""
+    size = len(data)
     for start, end in _whole_names(data, attribute):
+        if end < size and data[end] not in _TAIL_STARTS:
+            continue  # `self.pg.x`, `self.pg(`: no store, whatever stands before it
         heads = _self_heads(data, start)
         if not heads:
             continue
@@ -1217,6 +1224,9 @@ _ANNOTATION_START = re.compile(rb"(?:[ \t\x0c)]|\\\r?\n)*+:(?!=)")
 _WALRUS_TAIL = re.compile(rb"[\s\\]*:=")
 _LOOP_TAIL = re.compile(rb"(?:[\s)\\]|#[^\n]*+)+in\b([^\n]*)")  # group 1: the iterable, to the line's end
 _SELF_LOOP_TAIL = re.compile(rb"(?:[\s)\\]|#[^\n]*+)+in\b")  # `for (self.pg  # c` ... `) in`
+# The bytes the five patterns above may start with (`\s` is [ \t\n\r\x0b\x0c] to `re`): a name
+# followed by any other byte (`pg.x`, `pg(`, `pg,`) is bound by none of them.
+_TAIL_STARTS = frozenset(b" \t\n\r\x0b\x0c)\\#:=")
 
 
 _LITERAL_STARTS = frozenset(bytes([c]) for c in b"\"'0123456789[{-+~")  # literals, negations

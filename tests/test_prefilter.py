@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from privlint.catalog import load_catalog
 from privlint.checker import Context, check_source
 from privlint.config import Settings
-from privlint.prefilter import build
+from privlint.prefilter import _bindings, _self_bindings, build
 
 TEXT = build(load_catalog())
 FILTERED = dataclasses.replace(Context.build(load_catalog(), Settings()), fixable=())
@@ -220,6 +220,24 @@ def test_a_loop_target_is_as_typed_as_its_iterable():
              b"    g._allgather_base(a, b)\n"]
     for data in typed:
         assert TEXT.search(data), data
+
+
+def test_a_name_is_bound_whatever_byte_a_binding_starts_with_after_it():
+    # The tails of a binding are tried only after the bytes they may start with
+    # (_TAIL_STARTS): each such byte, right after the name, still binds it.
+    value = b"dist.new_group()"
+    forms = {b" ": b"pg = %s\n", b"\t": b"pg\t= %s\n", b"\x0c": b"pg\x0c= %s\n",
+             b"\x0b": b"pg\x0b= %s\n",  # space to `re`, not to CPython: read as before
+             b"=": b"pg=%s\n", b":": b"pg:PG=%s\n", b")": b"(pg)=%s\n", b"\\": b"pg\\\n= %s\n",
+             b"#": b"(pg# the group\n) = %s\n", b"\n": b"(pg\n) = %s\n", b"\r": b"(pg\r\n) = %s\n"}
+    for byte, form in forms.items():
+        text = form % value
+        assert [v.strip() for v, _ in _bindings(text, b"pg", None)] == [value], byte
+        assert [v.strip() for v, _ in _self_bindings(text.replace(b"pg", b"self.pg"), b"pg")] == [value], byte
+        assert TEXT.search(b"import torch.distributed as dist\n" + text + b"pg._allgather_base(a, b)\n"), byte
+    # Any other byte after the name: a use, bound only by a `def` (its returns).
+    assert not list(_bindings(b"pg.x = 1\npg(1)\npg[0] = 2\n", b"pg", None))
+    assert list(_bindings(b"def pg(a):\n    return a\n", b"pg", None)) == [(None, False)]
 
 
 def test_a_walrus_whose_value_is_on_the_next_line_is_typed():
