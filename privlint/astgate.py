@@ -121,6 +121,11 @@ class Reading:
     tree: ast.Module | None = None       # CPython's tree, when it parsed the file
     lines: frozenset[int] = frozenset()  # the lines of the candidate uses
     stores: SelfStores | None = None     # None: any store on `self` may type (not worked out)
+    # The private names the candidates read: `_x` of `dist._x`, a `getattr`'s string, and the
+    # private names a candidate import binds. The detector's readings of a private name across
+    # the whole file (the project sets `_x` on an object itself, probes it, a class defines it)
+    # are of the first two; a fix plan for an import reads every use of the names it binds.
+    names: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -338,6 +343,14 @@ def _string_arguments(call: ast.Call):
             yield argument.value
 
 
+def _bound_private(node: ast.Import | ast.ImportFrom) -> set[str]:
+    """The private names an import binds (`_limits` of `from torch.x import _limits`): a fix
+    plan for the import reads every use of them."""
+    bound = (alias.asname or (alias.name if type(node) is ast.ImportFrom else alias.name.split(".")[0])
+             for alias in node.names)
+    return {name for name in bound if is_private(name)}
+
+
 def _absolute(node: ast.ImportFrom, origin: Origin) -> str | None:
     from privlint.project import absolute
 
@@ -362,13 +375,13 @@ def read(data: bytes, words: GateWords, origin: Origin = Origin()) -> Reading:
             return Reading(True)  # libcst reads what follows such a line otherwise: libcst's turn
         # A type's name, or a string that may spell one (`"Process\x47roup"`) in an annotation.
         named = bool(words.type_words) and (names_a_type(data, words.type_words) or may_spell_a_name(data))
-        lines, stores = _candidates(tree, words, origin, named)
+        lines, names, stores = _candidates(tree, words, origin, named)
     except (SyntaxError, ValueError, RecursionError, MemoryError, UnicodeError, OverflowError):
         return Reading(True)
     finally:
         if collecting:
             gc.enable()
-    return Reading(bool(lines), tree, frozenset(lines), stores)
+    return Reading(bool(lines), tree, frozenset(lines), stores, frozenset(names))
 
 
 def _lone_backslash(data: bytes) -> bool:
@@ -474,13 +487,15 @@ def returns_in(statements: list[ast.stmt]):
 
 
 def _candidates(tree: ast.Module, words: GateWords, origin: Origin,
-                named: bool) -> tuple[set[int], SelfStores | None]:
-    """The lines of the candidate uses, and what the stores on `self` may type (None when the
-    file's uses did not need it worked out). `named`: the file's text names a tracked type."""
+                named: bool) -> tuple[set[int], set[str], SelfStores | None]:
+    """The lines of the candidate uses, the private members they read (Reading.names), and what
+    the stores on `self` may type (None when the file's uses did not need it worked out).
+    `named`: the file's text names a tracked type."""
     roots, members, results = words.roots, words.members, words.results
     everywhere = False                              # a star import of a root: any name may be its
     definite: set[int] = set()                     # lines that hold a candidate whatever names hold
-    uses: list[tuple[ast.expr | None, int]] = []    # (receiver, line), other private uses
+    definite_names: set[str] = set()               # the private members those candidates read
+    uses: list[tuple[ast.expr | None, int, str]] = []  # (receiver, line, name), other private uses
     # Names that may hold a tracked value, and (marked _TYPE) a tracked type: its own name,
     # as the resolver reads an unresolved `DeviceMesh` in an annotation, and its imports.
     sources: set[str] = {_MEMBER, *(_TYPE + name for name in words.types)} if named else {_MEMBER}
@@ -508,8 +523,9 @@ def _candidates(tree: ast.Module, words: GateWords, origin: Origin,
                 line = node.end_lineno or node.lineno  # where the name is written
                 if attr in members:
                     definite.add(line)
+                    definite_names.add(attr)
                 else:
-                    uses.append((node.value, line))
+                    uses.append((node.value, line, attr))
             todo.append(node.value)
             continue
         if kind in _LEAVES:
@@ -524,6 +540,7 @@ def _candidates(tree: ast.Module, words: GateWords, origin: Origin,
                     if parts[0] in roots:
                         if any(is_private(part) for part in parts):
                             definite.update(_span(node))
+                            definite_names.update(_bound_private(node))
                         sources.add(local)
                         if alias.asname and parts[-1] in words.types:
                             sources.add(_TYPE + alias.asname)  # `import torch.x.ProcessGroup as PG`
@@ -543,11 +560,13 @@ def _candidates(tree: ast.Module, words: GateWords, origin: Origin,
                 if not node.level and parts[0] in roots:
                     if any(is_private(part) for part in parts):
                         definite.update(_span(node))
+                        definite_names.update(_bound_private(node))
                     for alias in node.names:
                         if alias.name == "*":
                             everywhere = True  # any name may be the root's: the detector's star roots
                         elif is_private(alias.name):
                             definite.update(_span(node))
+                            definite_names.update(_bound_private(node))
                         local = alias.asname or alias.name
                         sources.add(local)
                         if alias.name != "*":
@@ -580,9 +599,10 @@ def _candidates(tree: ast.Module, words: GateWords, origin: Origin,
                         if is_private(member):
                             if member in members:
                                 definite.update(_span(node))
+                                definite_names.add(member)
                             else:
                                 receiver = node.args[0] if node.args else None
-                                uses.extend((receiver, line) for line in _span(node))
+                                uses.extend((receiver, line, member) for line in _span(node))
         elif kind in _BINDERS:
             binders.append(node)
             if kind is ast.FunctionDef or kind is ast.AsyncFunctionDef:
@@ -604,14 +624,15 @@ def _candidates(tree: ast.Module, words: GateWords, origin: Origin,
             elif value is not None and isinstance(value, AST):
                 append(value)
     if not uses:
-        return definite, None
+        return definite, definite_names, None
     # A project star import may bind any name: then no callee is known to be torch's alone.
     calls = _Calls(results, frozenset(imported_callees - bound) if not stars else frozenset(),
                    frozenset(_aliases(path_heads, binders)))
     heads: list[tuple[str | ast.Call | None, int]] = [
-        (_head(receiver, calls) if receiver is not None else None, line) for receiver, line in uses]
+        (_head(receiver, calls) if receiver is not None else None, line) for receiver, line, _ in uses]
     if everywhere:
-        return definite | {line for head, line in heads if head != "self" or bases}, None
+        chosen = [at for at, (head, _) in enumerate(heads) if head != "self" or bases]
+        return definite | {heads[at][1] for at in chosen}, definite_names | {uses[at][2] for at in chosen}, None
     flows, functions = _flows(binders, members, words.types, calls)
     for at, (head, line) in enumerate(heads):
         if type(head) is ast.Call:  # a cast: typed as its first argument annotates
@@ -631,11 +652,11 @@ def _candidates(tree: ast.Module, words: GateWords, origin: Origin,
     # A `self` that may be typed as a plain name (`def patch(self: DTensorSpec)`) may type
     # its attributes too (`self.mesh._x`: the catalog knows a tracked type's attributes).
     typed_self = "self" in held
-    lines = definite | {line for head, line in heads
-                        if head in held or (typed_self and type(head) is str and head.startswith("self."))}
+    chosen = [at for at, (head, _) in enumerate(heads)
+              if head in held or (typed_self and type(head) is str and head.startswith("self."))]
     stores = None if typed_self else SelfStores(
         frozenset(name[len("self."):] for name in held if name.startswith("self.")), frozenset(assigned))
-    return lines, stores
+    return definite | {heads[at][1] for at in chosen}, definite_names | {uses[at][2] for at in chosen}, stores
 
 
 _BINDERS = frozenset({ast.Assign, ast.AnnAssign, ast.NamedExpr, ast.For, ast.AsyncFor,

@@ -345,7 +345,8 @@ def check_source(data: bytes, display: str, ctx: Context, fix: str | None = None
         if reading.tree is not None:
             whole_starts = slicing.statement_starts(reading.tree)
             inside_torch = name is not None and name[0].split(".")[0] == "torch"
-            piece = slicing.slice_source(data, reading.tree, reading.lines, inside_torch, reading.stores) \
+            piece = slicing.slice_source(data, reading.tree, reading.lines, inside_torch, reading.stores,
+                                         reading.names) \
                 if ctx.use_slicing and fix is None \
                 and not slicing.fixable_outside_try(data, reading.tree, reading.lines,
                                                 whole_file_fix_words(ctx)) else None

@@ -391,6 +391,7 @@ class _Slicer:
         self.todo: list[_Unit] = []
         self.functions: list[_Body] = []  # the bodies of the functions opened
         self.bodies: list[_Body] = []
+        self.module: list[_Unit] = []  # the module's statements
 
     def words(self, first: int, last: int) -> frozenset[bytes]:
         text = b"\n".join(self.lines[first - 1:last])
@@ -638,7 +639,27 @@ class _Slicer:
             if not any(unit.kept for unit in body.units):
                 self.keep(min(body.units, key=lambda unit: unit.last - unit.first))
                 added = True
+        for units in (self.module, *(body.units for body in self.bodies)):
+            for unit in self._footers_taken(units):
+                self.keep(unit)
+                added = True
         return added
+
+    def _footers_taken(self, units: list[_Unit]) -> list[_Unit]:
+        """The statements to keep so that no kept statement's leading comments become the
+        footer of a block kept above it: a comment indented as deep as that block's body,
+        after a statement that ends none (`x = 1` then `        # note`), is the next
+        statement's, until that statement is left out. The one left out just before is kept."""
+        taken: list[_Unit] = []
+        block: bytes | None = None  # the indentation of the block the last kept statement ends with
+        for index, unit in enumerate(units):
+            if unit.kept:
+                if block is not None and not units[index - 1].kept:
+                    start = _footer_end(units[index - 1], unit, self.lines)
+                    if any(line.startswith(block) for line in self.lines[start:unit.first - 1]):
+                        taken.append(units[index - 1])
+                block = _last_block_indent(unit, self.lines)
+        return taken
 
 
 @dataclass(frozen=True)
@@ -725,13 +746,16 @@ def _star_imports(tree: ast.Module) -> list[ast.ImportFrom]:
 
 
 def slice_source(data: bytes, tree: ast.Module, candidates: frozenset[int],
-                 inside_torch: bool = False, stores: SelfStores | None = None) -> Slice | None:
+                 inside_torch: bool = False, stores: SelfStores | None = None,
+                 names: frozenset[str] | None = None) -> Slice | None:
     """The kept lines of the file (see Slice); None to parse it whole. `inside_torch`: the
     file is a module of torch's own package, where a relative import names torch's modules.
-    `stores`: what the gate worked out of the values stored on `self` (None: any may type)."""
+    `stores`: what the gate worked out of the values stored on `self` (None: any may type).
+    `names`: the private names the candidate uses read (the gate's Reading.names); None: every
+    private word on the candidates' lines."""
     scopes: list[_Scope] = []
     try:
-        return _slice(data, tree, candidates, inside_torch, scopes, stores)
+        return _slice(data, tree, candidates, inside_torch, scopes, stores, names)
     finally:
         # A scope's indexes point at its statements and each statement at its scope: left as
         # they are, these cycles keep every file's trees (CPython's too) for the cyclic
@@ -743,7 +767,7 @@ def slice_source(data: bytes, tree: ast.Module, candidates: frozenset[int],
 
 
 def _slice(data: bytes, tree: ast.Module, candidates: frozenset[int], inside_torch: bool,
-           scopes: list[_Scope], stores: SelfStores | None) -> Slice | None:
+           scopes: list[_Scope], stores: SelfStores | None, names: frozenset[str] | None) -> Slice | None:
     if b"\r" in data or data.startswith(b"\xef\xbb\xbf"):
         return None
     if declares_another_encoding(data):
@@ -762,11 +786,14 @@ def _slice(data: bytes, tree: ast.Module, candidates: frozenset[int], inside_tor
         # The detector reads any name the file binds nowhere as the star-imported module's
         # (its star roots), and "nowhere" is the whole file's answer, not a slice's.
         return None
-    # The private names the candidates use: whatever else mentions them is kept, so the
-    # detector's whole-file reading of those names ("set here first", probes) is unchanged.
-    private = _private(frozenset(w for line in candidates if 0 < line <= len(lines)
-                                 for w in _WORD.findall(lines[line - 1])))
+    # The private names the candidates read: whatever else mentions them is kept, so the
+    # detector's whole-file reading of those names ("set here first", probes, a class's own
+    # member) is unchanged. Another private word on a candidate's line (`f(_GROUP)`, a local
+    # `_pg`) is a name like any other: its bindings are kept, as every mentioned name's are.
+    private = _private(frozenset(name.encode() for name in names) if names is not None else frozenset(
+        w for line in candidates if 0 < line <= len(lines) for w in _WORD.findall(lines[line - 1])))
     slicer = _Slicer(lines, candidates, private, sorted(star.lineno for star in stars), scopes, stores)
+    slicer.module = units
     slicer.add(units)
     slicer.run()
     first = next((index for index, unit in enumerate(units) if unit.kept), 0)

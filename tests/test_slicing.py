@@ -50,7 +50,7 @@ def _source(text: str) -> bytes:
 def _piece(data: bytes) -> slicing.Slice | None:
     reading = read(data, WORDS)
     assert reading.maybe and reading.tree is not None
-    return slice_source(data, reading.tree, reading.lines, stores=reading.stores)
+    return slice_source(data, reading.tree, reading.lines, stores=reading.stores, names=reading.names)
 
 
 def _sliced(data: bytes) -> bytes | None:
@@ -388,6 +388,22 @@ CASES = {
         ]
         dist._zzz_private("x")
     """,
+    "a member rule's name the file sets itself": """
+        import torch.distributed as dist
+        @FILLER@
+        def install(stub):
+            stub._flatten = lambda *names: stub
+        def use(mesh):
+            return mesh._flatten()
+    """,
+    "a member rule's name, read by getattr, that the file sets itself": """
+        import torch.distributed as dist
+        @FILLER@
+        def install(stub):
+            stub._flatten = lambda *names: stub
+        def use(mesh):
+            return getattr(mesh, "_flatten")()
+    """,
     "a noqa comment on the use": """
         import torch.distributed as dist
         @FILLER@
@@ -567,6 +583,43 @@ def test_a_store_on_self_that_types_nothing_is_left_out():
     assert len(_same_report(data)) == 1
 
 
+def test_another_private_word_on_a_use_s_line_is_a_name_like_any_other():
+    # `_GROUP` beside the use is no member the detector reads across the file: only its
+    # bindings in the use's scopes are kept, not every statement that mentions it.
+    data = _source("""
+        import torch.distributed as dist
+        _GROUP = None
+        def init():
+            global _GROUP
+            _GROUP = dist.new_group()
+            @BODY@
+        @FILLER@
+        def gather(out, inp):
+            dist._all_gather_base(out, inp, group=_GROUP)
+    """)
+    sliced = _sliced(data)
+    assert b"_GROUP = None" in sliced and b"def init" not in sliced and b"v7 = " not in sliced
+    assert [f.api for f in _same_report(data)] == ["torch.distributed._all_gather_base"]
+    # Every word of the use's lines counts when the private names read are not known.
+    reading = read(data, WORDS)
+    assert b"def init" in slice_source(data, reading.tree, reading.lines, stores=reading.stores).source
+
+
+def test_the_gate_says_which_private_names_the_candidates_read():
+    names = {
+        "import torch.distributed as dist\ndist._all_gather_base(a, b, group=_G)\n": {"_all_gather_base"},
+        "def f(mesh):\n    return mesh._flatten(_x)\n": {"_flatten"},
+        'def f(mesh):\n    return getattr(mesh, "_flatten")(_x)\n': {"_flatten"},
+        "from torch.optim.lr_scheduler import _LRScheduler as _S\n": {"_S"},
+        "from torch._C import _foo, bar\n": {"_foo"},
+        "import torch._C\n": set(),  # it binds `torch`
+        "from torch.distributed import *\nx._zz()\n": {"_zz"},
+        "def f(model):\n    return model._zz(_x)\n": set(),  # no candidate
+    }
+    for text, expected in names.items():
+        assert read(text.encode(), WORDS).names == expected, text
+
+
 def test_a_class_keeps_only_the_methods_the_use_depends_on():
     data = _source(CASES["a method that types another method's attribute"])
     sliced = _sliced(data).decode()
@@ -631,7 +684,7 @@ def test_a_star_import_of_the_project_s_own_module_is_kept_in_the_slice(tmp_path
                 Context.build(CATALOG, settings, use_slicing=False),
                 Context.build(CATALOG, settings, use_prefilter=False)]
     reading = read(data, WORDS, Origin(contexts[0].project, module_name(user)))
-    piece = slice_source(data, reading.tree, reading.lines)
+    piece = slice_source(data, reading.tree, reading.lines, names=reading.names)
     assert piece is not None and b"from .names import *" in piece.source
     assert b"helper_7" not in piece.source
     reports = [[(f, f.fingerprint) for f in check_source(data, str(user), ctx).findings]
@@ -646,6 +699,11 @@ def test_a_star_import_of_the_project_s_own_module_is_kept_in_the_slice(tmp_path
     b"import torch\ndef g():\n    if y:\n        pass\n  # odd\ntorch._C._foo()\n",
     b"import os\ny = 1\n\n    # deeper after blank\ntorch._C._foo()\nimport torch\n",
     b"import torch\ndef g():\n    return 1\n    # footer of g\n\n# mine\ntorch._C._foo()\n",
+    # Found by the generated programs: a deep comment after a statement left out would become
+    # the footer of the block kept above it (the statement between them is kept).
+    b"import torch\ndef g():\n    return torch._C._foo()\ny = 2\n        # note\ntorch._C._bar()\n",
+    b"import torch\ndef f():\n    def g():\n        return torch._C._foo()\n    y = 2\n"
+    b"            # note\n    torch._C._bar()\n",
     b"import torch\ndef g():\n    return 1\n# mine\n    # footer of g after all\ntorch._C._foo()\n",
     b"import torch\nif a:\n    x = 1\nelif b:\n    y = 2\n    # footer\ntorch._C._foo()\n",
     b"import torch\nif a:\n    x = 1\nelse:\n    if b:\n            y = 2\n      # where\ntorch._C._foo()\n",
@@ -835,6 +893,25 @@ def test_an_import_probe_is_planned_on_the_slice(parsed):
     assert findings == _same_report(aliased)
     assert any(f.fix and "unsafe: the module object itself is used" in f.fix["description"]
                for f in findings), findings
+
+
+def test_a_private_import_s_uses_stay_in_the_slice_for_its_plan(parsed):
+    # `from ... import _LRScheduler`: its plan reads every use of the name it binds, so the
+    # slice keeps them (a name the import binds is among the names the candidates read), and
+    # `check` plans it on the slice, parsed once, not on the whole file after the slice.
+    real = Context.build(CATALOG, Settings())
+    data = _source("""
+        from torch.optim.lr_scheduler import _LRScheduler
+        @FILLER@
+        class Warmup(_LRScheduler):
+            pass
+        def make(optimizer):
+            return _LRScheduler(optimizer)
+    """)
+    findings = [finding for finding, _ in _report(data, real)]
+    assert len(parsed) == 1 and parsed[0] < data.count(b"\n") / 2, parsed
+    assert [f.api for f in findings] == ["torch.optim.lr_scheduler._LRScheduler"]
+    assert findings == _same_report(data)
 
 
 def test_a_public_twin_is_planned_on_the_slice_unless_torchscript_may_read_it(parsed):
