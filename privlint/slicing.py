@@ -530,7 +530,9 @@ class _Slicer:
             stores = set() if owner is None or isinstance(statement, ast.ClassDef) \
                 else set(_normalized(_STORE_LIKE.findall(text), text))
             binds = {name for s in unit.statements for name in _bound_names(s, text)}
-            needed = stores & owner.needed & _stores_of(unit, self.lines) if stores else ()
+            needed = stores & owner.needed if stores else ()
+            if needed:  # (the tree is walked for what it stores only when such a store is read)
+                needed &= _stores_of(unit, self.lines)
             if binds & scope.mentioned or any(self._store_matters(unit, attribute) for attribute in needed):
                 self.keep(unit)
                 continue
@@ -651,14 +653,16 @@ class _Slicer:
         after a statement that ends none (`x = 1` then `        # note`), is the next
         statement's, until that statement is left out. The one left out just before is kept."""
         taken: list[_Unit] = []
-        block: bytes | None = None  # the indentation of the block the last kept statement ends with
+        above: _Unit | None = None  # the last kept statement
         for index, unit in enumerate(units):
-            if unit.kept:
-                if block is not None and not units[index - 1].kept:
-                    start = _footer_end(units[index - 1], unit, self.lines)
-                    if any(line.startswith(block) for line in self.lines[start:unit.first - 1]):
-                        taken.append(units[index - 1])
-                block = _last_block_indent(unit, self.lines)
+            if not unit.kept:
+                continue
+            if above is not None and not units[index - 1].kept:
+                block = _last_block_indent(above, self.lines)  # the block it ends with, if any
+                start = _footer_end(units[index - 1], unit, self.lines)
+                if block is not None and any(line.startswith(block) for line in self.lines[start:unit.first - 1]):
+                    taken.append(units[index - 1])
+            above = unit
         return taken
 
 
