@@ -164,7 +164,8 @@ def mentions_torch_version(node: cst.BaseExpression, lookup: Lookup) -> bool:
     stack = [node]
     while stack:
         current = stack.pop()
-        parts = dotted_parts(current) if isinstance(current, (cst.Name, cst.Attribute)) else None
+        kind = type(current)  # (exact types: libcst's node classes are ABCs, slow in isinstance)
+        parts = dotted_parts(current) if kind is cst.Name or kind is cst.Attribute else None
         if parts:
             if "__version__" in parts:
                 root = lookup(parts[0])
@@ -186,16 +187,17 @@ def mentions_torch_version(node: cst.BaseExpression, lookup: Lookup) -> bool:
 
 def condition_facts(node: cst.BaseExpression, lookup: Lookup) -> Facts:
     """What holds in each branch of a condition (conservative: unknown proves nothing)."""
-    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Not):
+    kind = type(node)  # (exact types: libcst's node classes are ABCs, slow in isinstance)
+    if kind is cst.UnaryOperation and type(node.operator) is cst.Not:
         return condition_facts(node.expression, lookup).negated()
-    if isinstance(node, cst.BooleanOperation):
+    if kind is cst.BooleanOperation:
         left = condition_facts(node.left, lookup)
         right = condition_facts(node.right, lookup)
         version = left.version or right.version
         if isinstance(node.operator, cst.And):
             return Facts(left.when_true | right.when_true, left.when_false & right.when_false, version)
         return Facts(left.when_true & right.when_true, left.when_false | right.when_false, version)
-    if isinstance(node, cst.Call):
+    if kind is cst.Call:
         member = _probe_member(node)
         if member:
             return Facts(frozenset({member}))
@@ -205,7 +207,7 @@ def condition_facts(node: cst.BaseExpression, lookup: Lookup) -> Facts:
                 return Facts(binding.members)
         if isinstance(node.func, cst.Name) and node.func.value in ("callable", "bool") and node.args:
             return condition_facts(node.args[0].value, lookup)
-    if isinstance(node, cst.Comparison) and len(node.comparisons) == 1:
+    if kind is cst.Comparison and len(node.comparisons) == 1:
         target = node.comparisons[0]
         member = string_value(node.left)
         if member and isinstance(target.operator, (cst.In, cst.NotIn)) \
@@ -220,11 +222,10 @@ def condition_facts(node: cst.BaseExpression, lookup: Lookup) -> Facts:
                 return Facts(frozenset({member}))
             if member and isinstance(target.operator, cst.Is):
                 return Facts(frozenset(), frozenset({member}))
-    if isinstance(node, cst.Name) or (isinstance(node, cst.Attribute)
-                                      and isinstance(node.value, cst.Name)
-                                      and node.value.value in ("self", "cls")):
+    if kind is cst.Name or (kind is cst.Attribute and type(node.value) is cst.Name
+                            and node.value.value in ("self", "cls")):
         # A flag: `HAS_X = hasattr(...)`, or `self.has_x = hasattr(...)` set in `__init__`.
-        key = node.value if isinstance(node, cst.Name) else f"self.{node.attr.value}"
+        key = node.value if kind is cst.Name else f"self.{node.attr.value}"
         binding = lookup(key)
         if binding is not None and binding.kind == CAPFLAG:
             return Facts(binding.members)

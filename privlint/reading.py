@@ -73,8 +73,8 @@ def _descendants(node: cst.CSTNode):
 
 def identifiers(node: cst.CSTNode) -> frozenset[str]:
     """Every name and attribute name a piece of code mentions (imported names included)."""
-    return frozenset(n.value if isinstance(n, cst.Name) else n.attr.value
-                     for n in _descendants(node) if isinstance(n, (cst.Name, cst.Attribute)))
+    return frozenset(n.value if type(n) is cst.Name else n.attr.value
+                     for n in _descendants(node) if type(n) is cst.Name or type(n) is cst.Attribute)
 
 
 def sets_attributes(body: cst.CSTNode) -> frozenset[str]:
@@ -123,18 +123,16 @@ class ModuleFacts(cst.CSTVisitor):
         if kind is cst.Attribute and id(node) not in self._targets \
                 and is_private(node.attr.value) and node.attr.value not in self.stored:
             self.read_first.add(node.attr.value)  # `orig = dist._x` before `dist._x = wrap(orig)`
-        if isinstance(node, cst.Assign):
+        if kind is cst.Assign:
             # `dist._x = wrap(dist._x)` wraps what torch has: a use, not the project's own name.
             read = identifiers(node.value)
             for target in node.targets:
                 self._target(target.target, read)
-        elif isinstance(node, (cst.AnnAssign, cst.For)):
+        elif kind is cst.AnnAssign or kind is cst.For:
             self._target(node.target)
-        elif isinstance(node, cst.FunctionDef):
+        elif kind is cst.FunctionDef or kind is cst.ClassDef:
             self.defined.add(node.name.value)
-        elif isinstance(node, cst.ClassDef):
-            self.defined.add(node.name.value)
-        elif isinstance(node, cst.Call) and isinstance(node.func, cst.Name) \
+        elif kind is cst.Call and type(node.func) is cst.Name \
                 and node.func.value == "setattr" and len(node.args) >= 2:
             member = string_value(node.args[1].value)
             if member and is_private(member):

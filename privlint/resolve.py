@@ -73,10 +73,10 @@ class Scope:
 def dotted_parts(node: cst.BaseExpression) -> list[str] | None:
     """['torch', 'distributed', '_tensor'] for `torch.distributed._tensor`; None otherwise."""
     parts: list[str] = []
-    while isinstance(node, cst.Attribute):
+    while type(node) is cst.Attribute:  # (exact types: libcst's node classes are ABCs, slow in isinstance)
         parts.append(node.attr.value)
         node = node.value
-    if not isinstance(node, cst.Name):
+    if type(node) is not cst.Name:
         return None
     parts.append(node.value)
     parts.reverse()
