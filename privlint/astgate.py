@@ -75,16 +75,12 @@ class GateWords:
     # call_result_names), when the callee is an attribute or a name only a root import binds:
     # `torch.compile(model)` and `FSDP(model)` give `model` nothing the detector tracks.
     results: frozenset[str] = frozenset()
-    # The last names of the APIs whose rules have a fix: a fix plan for an import of one may
-    # read every use of the names the import binds (fix/model.py's READS_BEYOND).
-    fixed: frozenset[str] = frozenset()
 
 
 def gate_words(catalog: Catalog) -> GateWords:
     types = frozenset(name.rsplit(".", 1)[-1] for name in catalog.type_names)
     return GateWords(catalog.roots, catalog.member_names, types, tuple(sorted(t.encode() for t in types)),
-                     catalog.call_result_names,
-                     frozenset(rule.api.rsplit(".", 1)[-1] for rule in catalog.rules if rule.fix))
+                     catalog.call_result_names)
 
 
 _ASCII_WORD = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
@@ -126,10 +122,9 @@ class Reading:
     lines: frozenset[int] = frozenset()  # the lines of the candidate uses
     stores: SelfStores | None = None     # None: any store on `self` may type (not worked out)
     # The private names the candidates read: `_x` of `dist._x`, a `getattr`'s string, and the
-    # private names a candidate import binds to an API whose rule has a fix. The detector's
-    # readings of a private name across the whole file (the project sets `_x` on an object
-    # itself, probes it, a class defines it) are of the first two; a fix plan for an import
-    # may read every use of the names it binds.
+    # private names a candidate import binds. The detector's readings of a private name across
+    # the whole file (the project sets `_x` on an object itself, probes it, a class defines it)
+    # are of the first two; a fix plan for an import reads every use of the names it binds.
     names: frozenset[str] = frozenset()
 
 
@@ -348,17 +343,12 @@ def _string_arguments(call: ast.Call):
             yield argument.value
 
 
-def _bound_private(node: ast.Import | ast.ImportFrom, fixed: frozenset[str]) -> set[str]:
-    """The private names an import binds to an API whose rule has a fix (`_LRScheduler` of
-    `from torch.optim.lr_scheduler import _LRScheduler`): the fix's plan may read every use of
-    them. (Another import's plan reads none: `check` plans it on the slice. Were one to read
-    a use the slice left out, the file is planned whole: checker.py's _plans_on_slice.)"""
-    found = set()
-    for alias in node.names:
-        bound = alias.asname or (alias.name if type(node) is ast.ImportFrom else alias.name.split(".")[0])
-        if is_private(bound) and alias.name.rsplit(".", 1)[-1] in fixed:
-            found.add(bound)
-    return found
+def _bound_private(node: ast.Import | ast.ImportFrom) -> set[str]:
+    """The private names an import binds (`_limits` of `from torch.x import _limits`): a fix
+    plan for the import reads every use of them."""
+    bound = (alias.asname or (alias.name if type(node) is ast.ImportFrom else alias.name.split(".")[0])
+             for alias in node.names)
+    return {name for name in bound if is_private(name)}
 
 
 def _absolute(node: ast.ImportFrom, origin: Origin) -> str | None:
@@ -550,7 +540,7 @@ def _candidates(tree: ast.Module, words: GateWords, origin: Origin,
                     if parts[0] in roots:
                         if any(is_private(part) for part in parts):
                             definite.update(_span(node))
-                            definite_names.update(_bound_private(node, words.fixed))
+                            definite_names.update(_bound_private(node))
                         sources.add(local)
                         if alias.asname and parts[-1] in words.types:
                             sources.add(_TYPE + alias.asname)  # `import torch.x.ProcessGroup as PG`
@@ -570,13 +560,13 @@ def _candidates(tree: ast.Module, words: GateWords, origin: Origin,
                 if not node.level and parts[0] in roots:
                     if any(is_private(part) for part in parts):
                         definite.update(_span(node))
-                        definite_names.update(_bound_private(node, words.fixed))
+                        definite_names.update(_bound_private(node))
                     for alias in node.names:
                         if alias.name == "*":
                             everywhere = True  # any name may be the root's: the detector's star roots
                         elif is_private(alias.name):
                             definite.update(_span(node))
-                            definite_names.update(_bound_private(node, words.fixed))
+                            definite_names.update(_bound_private(node))
                         local = alias.asname or alias.name
                         sources.add(local)
                         if alias.name != "*":

@@ -611,8 +611,7 @@ def test_the_gate_says_which_private_names_the_candidates_read():
         "def f(mesh):\n    return mesh._flatten(_x)\n": {"_flatten"},
         'def f(mesh):\n    return getattr(mesh, "_flatten")(_x)\n': {"_flatten"},
         "from torch.optim.lr_scheduler import _LRScheduler as _S\n": {"_S"},
-        "from torch._C import _foo, bar\n": set(),  # no fix reads its uses
-        "from torch._C import _host_emptyCache as _empty, _foo\n": {"_empty"},  # a fix's
+        "from torch._C import _foo, bar\n": {"_foo"},
         "import torch._C\n": set(),  # it binds `torch`
         "from torch.distributed import *\nx._zz()\n": {"_zz"},
         "def f(model):\n    return model._zz(_x)\n": set(),  # no candidate
