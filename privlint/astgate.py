@@ -124,7 +124,9 @@ class Reading:
     # The private names the candidates read: `_x` of `dist._x`, a `getattr`'s string, and the
     # private names a candidate import binds. The detector's readings of a private name across
     # the whole file (the project sets `_x` on an object itself, probes it, a class defines it)
-    # are of the first two; a fix plan for an import reads every use of the names it binds.
+    # are of the first two. A use through a name a private import binds is no candidate here,
+    # yet may reach another rule (`_mesh_resources.root_to_flatten_mapping`), and a fix plan
+    # for the import reads every use of it.
     names: frozenset[str] = frozenset()
 
 
@@ -344,8 +346,8 @@ def _string_arguments(call: ast.Call):
 
 
 def _bound_private(node: ast.Import | ast.ImportFrom) -> set[str]:
-    """The private names an import binds (`_limits` of `from torch.x import _limits`): a fix
-    plan for the import reads every use of them."""
+    """The private names an import binds (`_limits` of `from torch.x import _limits`): a use
+    through one may reach another rule, and a fix plan for the import reads every use of them."""
     bound = (alias.asname or (alias.name if type(node) is ast.ImportFrom else alias.name.split(".")[0])
              for alias in node.names)
     return {name for name in bound if is_private(name)}

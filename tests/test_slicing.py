@@ -404,6 +404,12 @@ CASES = {
         def use(mesh):
             return getattr(mesh, "_flatten")()
     """,
+    "a use through a private import's name that reaches another rule": """
+        from torch.distributed.device_mesh import _mesh_resources
+        @FILLER@
+        def root_of(mesh):
+            return _mesh_resources.root_to_flatten_mapping[mesh]
+    """,
     "a noqa comment on the use": """
         import torch.distributed as dist
         @FILLER@
