@@ -121,13 +121,16 @@ class Reading:
     tree: ast.Module | None = None       # CPython's tree, when it parsed the file
     lines: frozenset[int] = frozenset()  # the lines of the candidate uses
     stores: SelfStores | None = None     # None: any store on `self` may type (not worked out)
-    # The private names the candidates read: `_x` of `dist._x`, a `getattr`'s string, and the
-    # private names a candidate import binds. The detector's readings of a private name across
-    # the whole file (the project sets `_x` on an object itself, probes it, a class defines it)
-    # are of the first two. A use through a name a private import binds is no candidate here,
-    # yet may reach another rule (`_mesh_resources.root_to_flatten_mapping`), and a fix plan
-    # for the import reads every use of it.
-    names: frozenset[str] = frozenset()
+    # The private names the candidates read: `_x` of `dist._x`, a `getattr`'s string; and the
+    # private names a candidate gives a value, which may be a private torch path (`_pg =
+    # torch._C._foo`, `from torch.x import _mesh_resources`). The detector's readings of a
+    # private name across the whole file (the project sets `_x` on an object itself, probes
+    # it, a class defines it) are of the first. A use written through one of the others
+    # (`_pg.bar`, `_mesh_resources.mapping`) is no candidate here, yet the detector reports
+    # it; and a fix plan for an import reads every use of the names it binds. None when the
+    # file's names were not worked out (its candidates needed no receiver followed): then
+    # every private word of the candidates' lines counts.
+    names: frozenset[str] | None = None
 
 
 @dataclass(frozen=True)
@@ -383,7 +386,7 @@ def read(data: bytes, words: GateWords, origin: Origin = Origin()) -> Reading:
     finally:
         if collecting:
             gc.enable()
-    return Reading(bool(lines), tree, frozenset(lines), stores, frozenset(names))
+    return Reading(bool(lines), tree, frozenset(lines), stores, None if names is None else frozenset(names))
 
 
 def _lone_backslash(data: bytes) -> bool:
@@ -489,7 +492,7 @@ def returns_in(statements: list[ast.stmt]):
 
 
 def _candidates(tree: ast.Module, words: GateWords, origin: Origin,
-                named: bool) -> tuple[set[int], set[str], SelfStores | None]:
+                named: bool) -> tuple[set[int], set[str] | None, SelfStores | None]:
     """The lines of the candidate uses, the private members they read (Reading.names), and what
     the stores on `self` may type (None when the file's uses did not need it worked out).
     `named`: the file's text names a tracked type."""
@@ -626,15 +629,14 @@ def _candidates(tree: ast.Module, words: GateWords, origin: Origin,
             elif value is not None and isinstance(value, AST):
                 append(value)
     if not uses:
-        return definite, definite_names, None
+        return definite, None, None  # (no names worked out to hold a torch path: see Reading.names)
     # A project star import may bind any name: then no callee is known to be torch's alone.
     calls = _Calls(results, frozenset(imported_callees - bound) if not stars else frozenset(),
                    frozenset(_aliases(path_heads, binders)))
     heads: list[tuple[str | ast.Call | None, int]] = [
         (_head(receiver, calls) if receiver is not None else None, line) for receiver, line, _ in uses]
     if everywhere:
-        chosen = [at for at, (head, _) in enumerate(heads) if head != "self" or bases]
-        return definite | {heads[at][1] for at in chosen}, definite_names | {uses[at][2] for at in chosen}, None
+        return definite | {line for head, line in heads if head != "self" or bases}, None, None
     flows, functions = _flows(binders, members, words.types, calls)
     for at, (head, line) in enumerate(heads):
         if type(head) is ast.Call:  # a cast: typed as its first argument annotates
@@ -658,7 +660,39 @@ def _candidates(tree: ast.Module, words: GateWords, origin: Origin,
               if head in held or (typed_self and type(head) is str and head.startswith("self."))]
     stores = None if typed_self else SelfStores(
         frozenset(name[len("self."):] for name in held if name.startswith("self.")), frozenset(assigned))
-    return definite | {heads[at][1] for at in chosen}, definite_names | {uses[at][2] for at in chosen}, stores
+    lines = definite | {heads[at][1] for at in chosen}
+    names = definite_names | {uses[at][2] for at in chosen} | _bound_by_candidates(binders, lines)
+    return lines, names, stores
+
+
+def _bound_by_candidates(binders: list[ast.AST], lines: set[int]) -> set[str]:
+    """The private names (`_pg`, and `_pg` of `self._pg`) that a value holding a candidate is
+    given to (`_pg = torch._C._foo`), and the private parameters whose default holds one: such
+    a name may hold a private torch path, and a use written through it (`_pg.bar`) is one the
+    detector reports, though no private member there makes it a candidate."""
+    found: set[str] = set()
+
+    def holds(node: ast.expr) -> bool:
+        return any(line in lines for line in range(node.lineno, (node.end_lineno or node.lineno) + 1))
+
+    for node in binders:
+        kind = type(node)
+        if kind is ast.Assign or kind is ast.AnnAssign or kind is ast.NamedExpr:
+            if node.value is None or not holds(node.value):
+                continue
+            for target in node.targets if kind is ast.Assign else (node.target,):
+                name = _target(target)
+                name = name[len("self."):] if name is not None and name.startswith("self.") else name
+                if name is not None and is_private(name):
+                    found.add(name)
+        elif kind is ast.FunctionDef or kind is ast.AsyncFunctionDef:
+            arguments = node.args
+            positional = [*arguments.posonlyargs, *arguments.args]
+            defaults = [*zip(positional[len(positional) - len(arguments.defaults):], arguments.defaults),
+                        *zip(arguments.kwonlyargs, arguments.kw_defaults)]
+            found.update(arg.arg for arg, default in defaults
+                         if default is not None and is_private(arg.arg) and holds(default))
+    return found
 
 
 _BINDERS = frozenset({ast.Assign, ast.AnnAssign, ast.NamedExpr, ast.For, ast.AsyncFor,
