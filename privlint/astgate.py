@@ -661,15 +661,18 @@ def _candidates(tree: ast.Module, words: GateWords, origin: Origin,
     stores = None if typed_self else SelfStores(
         frozenset(name[len("self."):] for name in held if name.startswith("self.")), frozenset(assigned))
     lines = definite | {heads[at][1] for at in chosen}
-    names = definite_names | {uses[at][2] for at in chosen} | _bound_by_candidates(binders, lines)
+    # What a candidate gives a value, and what is given those names' values in turn (`_b = _a`).
+    given = _fixed_point(_given_by_candidates(binders, lines), flows)
+    given = {name[len("self."):] if name.startswith("self.") else name for name in given}
+    names = definite_names | {uses[at][2] for at in chosen} | {name for name in given if is_private(name)}
     return lines, names, stores
 
 
-def _bound_by_candidates(binders: list[ast.AST], lines: set[int]) -> set[str]:
-    """The private names (`_pg`, and `_pg` of `self._pg`) that a value holding a candidate is
-    given to (`_pg = torch._C._foo`), and the private parameters whose default holds one: such
-    a name may hold a private torch path, and a use written through it (`_pg.bar`) is one the
-    detector reports, though no private member there makes it a candidate."""
+def _given_by_candidates(binders: list[ast.AST], lines: set[int]) -> set[str]:
+    """The names (`pg`, `self.pg`) that a value holding a candidate is given to (`_pg =
+    torch._C._foo`), and the parameters whose default holds one: such a name may hold a
+    private torch path, and a use written through it (`_pg.bar`) is one the detector reports
+    when the name is private, though no private member there makes it a candidate."""
     found: set[str] = set()
 
     def holds(node: ast.expr) -> bool:
@@ -682,16 +685,14 @@ def _bound_by_candidates(binders: list[ast.AST], lines: set[int]) -> set[str]:
                 continue
             for target in node.targets if kind is ast.Assign else (node.target,):
                 name = _target(target)
-                name = name[len("self."):] if name is not None and name.startswith("self.") else name
-                if name is not None and is_private(name):
+                if name is not None:
                     found.add(name)
         elif kind is ast.FunctionDef or kind is ast.AsyncFunctionDef:
             arguments = node.args
             positional = [*arguments.posonlyargs, *arguments.args]
             defaults = [*zip(positional[len(positional) - len(arguments.defaults):], arguments.defaults),
                         *zip(arguments.kwonlyargs, arguments.kw_defaults)]
-            found.update(arg.arg for arg, default in defaults
-                         if default is not None and is_private(arg.arg) and holds(default))
+            found.update(arg.arg for arg, default in defaults if default is not None and holds(default))
     return found
 
 

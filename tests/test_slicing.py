@@ -439,6 +439,15 @@ CASES = {
         def root_of(mesh):
             return _root.bar
     """,
+    "a use through a private name given, in turn, a private torch path": """
+        import torch
+        ops = (
+            torch._C._foo)
+        _ops = ops
+        @FILLER@
+        def run():
+            return _ops.bar
+    """,
     "a noqa comment on the use": """
         import torch.distributed as dist
         @FILLER@
