@@ -18,8 +18,10 @@ What a kept statement depends on, and is kept with it (repeated until nothing ch
   nothing else for an attribute, so any other store leaves it as it was;
 - the `return`s of a function (without a return annotation) whose name kept code mentions:
   what they give types its calls;
-- a statement that mentions a private name a candidate's line mentions (the detector's "the
-  project sets `_x` itself", "make sure it exists" and a class's own `_x` read the whole file);
+- a statement that mentions a private name the candidates read (the gate's Reading.names: the
+  members they read, for the detector's "the project sets `_x` itself", "make sure it exists"
+  and a class's own `_x`, which read the whole file; and the private names a candidate gives a
+  value, which may hold a private torch path that a use through them reaches);
 - a guard with a candidate after it in its scope (`assert`; an `if` without `else` whose body
   leaves or sets attributes), kept whole, and a statement holding such a guard; `from
   __future__` and star imports;
