@@ -123,13 +123,13 @@ class Reading:
     stores: SelfStores | None = None     # None: any store on `self` may type (not worked out)
     # The private names the candidates read: `_x` of `dist._x`, a `getattr`'s string; and the
     # private names a candidate gives a value, which may be a private torch path (`_pg =
-    # torch._C._foo`, `from torch.x import _mesh_resources`). The detector's readings of a
-    # private name across the whole file (the project sets `_x` on an object itself, probes
-    # it, a class defines it) are of the first. A use written through one of the others
-    # (`_pg.bar`, `_mesh_resources.mapping`) is no candidate here, yet the detector reports
-    # it; and a fix plan for an import reads every use of the names it binds. None when the
-    # file's names were not worked out (its candidates needed no receiver followed): then
-    # every private word of the candidates' lines counts.
+    # torch._C._foo`, `from torch.x import _mesh_resources`), or that are given such a name's
+    # value in turn (`_b = _pg`). The detector's readings of a private name across the whole
+    # file (the project sets `_x` on an object itself, probes it, a class defines it) are of
+    # the first. A use written through one of the others (`_pg.bar`, `_mr.get_root_mesh()`)
+    # is no candidate here, yet the detector reports it; and a fix plan for an import reads
+    # every use of the names it binds. None when not worked out (a star import of torch's,
+    # whose file is never sliced): then every private word of the candidates' lines counts.
     names: frozenset[str] | None = None
 
 
@@ -348,12 +348,11 @@ def _string_arguments(call: ast.Call):
             yield argument.value
 
 
-def _bound_private(node: ast.Import | ast.ImportFrom) -> set[str]:
-    """The private names an import binds (`_limits` of `from torch.x import _limits`): a use
-    through one may reach another rule, and a fix plan for the import reads every use of them."""
-    bound = (alias.asname or (alias.name if type(node) is ast.ImportFrom else alias.name.split(".")[0])
-             for alias in node.names)
-    return {name for name in bound if is_private(name)}
+def _bound_by_import(node: ast.Import | ast.ImportFrom) -> set[str]:
+    """The names an import binds (`_limits` of `from torch.x import _limits`): a use through a
+    private one may reach another rule, and a fix plan for the import reads every use of them."""
+    return {alias.asname or (alias.name if type(node) is ast.ImportFrom else alias.name.split(".")[0])
+            for alias in node.names}
 
 
 def _absolute(node: ast.ImportFrom, origin: Origin) -> str | None:
@@ -500,6 +499,7 @@ def _candidates(tree: ast.Module, words: GateWords, origin: Origin,
     everywhere = False                              # a star import of a root: any name may be its
     definite: set[int] = set()                     # lines that hold a candidate whatever names hold
     definite_names: set[str] = set()               # the private members those candidates read
+    import_bound: set[str] = set()                  # the names candidate imports bind
     uses: list[tuple[ast.expr | None, int, str]] = []  # (receiver, line, name), other private uses
     # Names that may hold a tracked value, and (marked _TYPE) a tracked type: its own name,
     # as the resolver reads an unresolved `DeviceMesh` in an annotation, and its imports.
@@ -545,7 +545,7 @@ def _candidates(tree: ast.Module, words: GateWords, origin: Origin,
                     if parts[0] in roots:
                         if any(is_private(part) for part in parts):
                             definite.update(_span(node))
-                            definite_names.update(_bound_private(node))
+                            import_bound.update(_bound_by_import(node))
                         sources.add(local)
                         if alias.asname and parts[-1] in words.types:
                             sources.add(_TYPE + alias.asname)  # `import torch.x.ProcessGroup as PG`
@@ -565,13 +565,13 @@ def _candidates(tree: ast.Module, words: GateWords, origin: Origin,
                 if not node.level and parts[0] in roots:
                     if any(is_private(part) for part in parts):
                         definite.update(_span(node))
-                        definite_names.update(_bound_private(node))
+                        import_bound.update(_bound_by_import(node))
                     for alias in node.names:
                         if alias.name == "*":
                             everywhere = True  # any name may be the root's: the detector's star roots
                         elif is_private(alias.name):
                             definite.update(_span(node))
-                            definite_names.update(_bound_private(node))
+                            import_bound.update(_bound_by_import(node))
                         local = alias.asname or alias.name
                         sources.add(local)
                         if alias.name != "*":
@@ -628,11 +628,14 @@ def _candidates(tree: ast.Module, words: GateWords, origin: Origin,
                 extend(value)
             elif value is not None and isinstance(value, AST):
                 append(value)
-    if not uses:
-        return definite, None, None  # (no names worked out to hold a torch path: see Reading.names)
     # A project star import may bind any name: then no callee is known to be torch's alone.
     calls = _Calls(results, frozenset(imported_callees - bound) if not stars else frozenset(),
                    frozenset(_aliases(path_heads, binders)))
+    if not uses:
+        if not definite or everywhere:
+            return definite, None, None
+        flows, _ = _flows(binders, members, words.types, calls)
+        return definite, _read_names(definite_names, import_bound, binders, definite, flows), None
     heads: list[tuple[str | ast.Call | None, int]] = [
         (_head(receiver, calls) if receiver is not None else None, line) for receiver, line, _ in uses]
     if everywhere:
@@ -661,11 +664,18 @@ def _candidates(tree: ast.Module, words: GateWords, origin: Origin,
     stores = None if typed_self else SelfStores(
         frozenset(name[len("self."):] for name in held if name.startswith("self.")), frozenset(assigned))
     lines = definite | {heads[at][1] for at in chosen}
-    # What a candidate gives a value, and what is given those names' values in turn (`_b = _a`).
-    given = _fixed_point(_given_by_candidates(binders, lines), flows)
-    given = {name[len("self."):] if name.startswith("self.") else name for name in given}
-    names = definite_names | {uses[at][2] for at in chosen} | {name for name in given if is_private(name)}
+    names = _read_names(definite_names | {uses[at][2] for at in chosen}, import_bound, binders, lines, flows)
     return lines, names, stores
+
+
+def _read_names(members: set[str], imported: set[str], binders: list[ast.AST], lines: set[int],
+                flows: list[tuple[str, set[str]]]) -> set[str]:
+    """Reading.names: the private members the candidates read, and the private names among
+    those the candidates give a value (`imported` by candidate imports, and _given_by_candidates)
+    and those given their values in turn (`_b = _a`, through any name: the flows' fixed point)."""
+    given = _fixed_point(imported | _given_by_candidates(binders, lines), flows)
+    given = {name[len("self."):] if name.startswith("self.") else name for name in given}
+    return members | {name for name in given if is_private(name)}
 
 
 def _given_by_candidates(binders: list[ast.AST], lines: set[int]) -> set[str]:

@@ -904,8 +904,9 @@ def _last_block_indent(unit: _Unit, lines: list[bytes]) -> bytes | None:
         if kind in _TRIES:  # body, handlers, `else`, `finally`: the last one present ends it
             block = statement.finalbody or statement.orelse \
                 or (statement.handlers[-1].body if statement.handlers else statement.body)
-        elif kind is ast.Match:
-            block = statement.cases[-1].body
+        elif kind is ast.Match:  # libcst gives a `match` its own footer, at its cases' indentation
+            text = lines[statement.cases[-1].pattern.lineno - 1]
+            return text[:len(text) - len(text.lstrip(b" \t\x0c"))]
         elif isinstance(statement, _OPENED):
             block = getattr(statement, "orelse", None) or statement.body
         else:

@@ -448,6 +448,13 @@ CASES = {
         def run():
             return _ops.bar
     """,
+    "a use through a private name given a private import's name": """
+        from torch.distributed.device_mesh import _mesh_resources as mr
+        _mr = mr
+        @FILLER@
+        def root_of(mesh):
+            return _mr.get_root_mesh(mesh)
+    """,
     "a noqa comment on the use": """
         import torch.distributed as dist
         @FILLER@
@@ -659,11 +666,12 @@ def test_the_gate_says_which_private_names_the_candidates_read():
             {"_C", "_foo", "_bar", "_ops", "_y"},
         "import torch\nfrom torch.x import _m as _n\n_pg = torch._C._foo\n": {"_C", "_foo", "_pg", "_n"},
         "import torch.distributed as dist\nfrom torch._C import _foo, bar\ndist._x()\n": {"_x", "_foo"},
-        # Candidates that followed no receiver (a member rule's name, an import): not worked
-        # out, so every private word on their lines counts (None).
-        "def f(mesh):\n    return mesh._flatten(_x)\n": None,
-        'def f(mesh):\n    return getattr(mesh, "_flatten")(_x)\n': None,
-        "from torch._C import _foo\n": None,
+        "def f(mesh):\n    return mesh._flatten(_x)\n": {"_flatten"},
+        'def f(mesh):\n    return getattr(mesh, "_flatten")(_x)\n': {"_flatten"},
+        "from torch._C import _foo\n": {"_foo"},
+        "from torch.distributed.device_mesh import _mesh_resources as mr\n_mr = mr\nx = 1\n": {"_mr"},
+        # A star import of torch's: never sliced, its names not worked out (every private word
+        # on the candidates' lines would count).
         "from torch.distributed import *\nx._zz()\n": None,
     }
     for text, expected in names.items():
@@ -748,6 +756,9 @@ def test_a_star_import_of_the_project_s_own_module_is_kept_in_the_slice(tmp_path
     b"import torch\ndef g():\n    if y:\n        pass\n  # odd\ntorch._C._foo()\n",
     b"import os\ny = 1\n\n    # deeper after blank\ntorch._C._foo()\nimport torch\n",
     b"import torch\ndef g():\n    return 1\n    # footer of g\n\n# mine\ntorch._C._foo()\n",
+    # Found in review: a `match` has a footer of its own, at its cases' indentation.
+    b"import torch\nmatch a:\n    case _:\n        pass\n    # mid note\ntorch._C._foo()\n",
+    b"import torch\nmatch a:\n    case _:\n        torch._C._bar()\ny = 2\n    # mid note\ntorch._C._foo()\n",
     # Found by the generated programs: a deep comment after a statement left out would become
     # the footer of the block kept above it (the statement between them is kept).
     b"import torch\ndef g():\n    return torch._C._foo()\ny = 2\n        # note\ntorch._C._bar()\n",
