@@ -492,7 +492,7 @@ def returns_in(statements: list[ast.stmt]):
 
 def _candidates(tree: ast.Module, words: GateWords, origin: Origin,
                 named: bool) -> tuple[set[int], set[str] | None, SelfStores | None]:
-    """The lines of the candidate uses, the private members they read (Reading.names), and what
+    """The lines of the candidate uses, the private names they read (Reading.names), and what
     the stores on `self` may type (None when the file's uses did not need it worked out).
     `named`: the file's text names a tracked type."""
     roots, members, results = words.roots, words.members, words.results
