@@ -634,8 +634,9 @@ def _candidates(tree: ast.Module, words: GateWords, origin: Origin,
     if not uses:
         if not definite or everywhere:
             return definite, None, None
-        flows, _ = _flows(binders, members, words.types, calls)
-        return definite, _read_names(definite_names, import_bound, binders, definite, flows), None
+        seeds = import_bound | _given_by_candidates(binders, definite)
+        flows = _flows(binders, members, words.types, calls)[0] if seeds else []  # (most: none given)
+        return definite, _read_names(definite_names, seeds, flows), None
     heads: list[tuple[str | ast.Call | None, int]] = [
         (_head(receiver, calls) if receiver is not None else None, line) for receiver, line, _ in uses]
     if everywhere:
@@ -664,16 +665,16 @@ def _candidates(tree: ast.Module, words: GateWords, origin: Origin,
     stores = None if typed_self else SelfStores(
         frozenset(name[len("self."):] for name in held if name.startswith("self.")), frozenset(assigned))
     lines = definite | {heads[at][1] for at in chosen}
-    names = _read_names(definite_names | {uses[at][2] for at in chosen}, import_bound, binders, lines, flows)
+    names = _read_names(definite_names | {uses[at][2] for at in chosen},
+                        import_bound | _given_by_candidates(binders, lines), flows)
     return lines, names, stores
 
 
-def _read_names(members: set[str], imported: set[str], binders: list[ast.AST], lines: set[int],
-                flows: list[tuple[str, set[str]]]) -> set[str]:
+def _read_names(members: set[str], given: set[str], flows: list[tuple[str, set[str]]]) -> set[str]:
     """Reading.names: the private members the candidates read, and the private names among
-    those the candidates give a value (`imported` by candidate imports, and _given_by_candidates)
+    those the candidates give a value (`given`: by candidate imports, and _given_by_candidates)
     and those given their values in turn (`_b = _a`, through any name: the flows' fixed point)."""
-    given = _fixed_point(imported | _given_by_candidates(binders, lines), flows)
+    given = _fixed_point(given, flows)
     given = {name[len("self."):] if name.startswith("self.") else name for name in given}
     return members | {name for name in given if is_private(name)}
 

@@ -382,9 +382,11 @@ class _Slicer:
     """Chooses what to keep: a work list of kept statements, each read once (whole, or opened
     into its bodies), and per scope an index from names to the statements that bind them."""
 
-    def __init__(self, lines: list[bytes], candidates: frozenset[int], private: frozenset[bytes],
-                 stars: list[int], scopes: list[_Scope], stores: SelfStores | None = None):
+    def __init__(self, lines: list[bytes], module: list[_Unit], candidates: frozenset[int],
+                 private: frozenset[bytes], stars: list[int], scopes: list[_Scope],
+                 stores: SelfStores | None = None):
         self.lines = lines
+        self.module = module  # the module's statements
         self.stores = stores  # what the gate knows the stores on `self` may type
         self.candidates = sorted(candidates)
         self.private = private
@@ -393,7 +395,6 @@ class _Slicer:
         self.todo: list[_Unit] = []
         self.functions: list[_Body] = []  # the bodies of the functions opened
         self.bodies: list[_Body] = []
-        self.module: list[_Unit] = []  # the module's statements
 
     def words(self, first: int, last: int) -> frozenset[bytes]:
         text = b"\n".join(self.lines[first - 1:last])
@@ -794,12 +795,11 @@ def _slice(data: bytes, tree: ast.Module, candidates: frozenset[int], inside_tor
         return None
     # The private names the candidates read: whatever else mentions them is kept, so the
     # detector's whole-file reading of those names ("set here first", probes, a class's own
-    # member) is unchanged. Another private word on a candidate's line (`f(_GROUP)`, a local
-    # `_pg`) is a name like any other: its bindings are kept, as every mentioned name's are.
+    # member, a use through a name that may hold a private path) is unchanged. Another private
+    # word on a candidate's line (`f(_GROUP)`) is a name like any other: its bindings are kept.
     private = _private(frozenset(name.encode() for name in names) if names is not None else frozenset(
         w for line in candidates if 0 < line <= len(lines) for w in _WORD.findall(lines[line - 1])))
-    slicer = _Slicer(lines, candidates, private, sorted(star.lineno for star in stars), scopes, stores)
-    slicer.module = units
+    slicer = _Slicer(lines, units, candidates, private, sorted(star.lineno for star in stars), scopes, stores)
     slicer.add(units)
     slicer.run()
     first = next((index for index, unit in enumerate(units) if unit.kept), 0)
