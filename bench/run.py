@@ -139,6 +139,12 @@ def main() -> int:
         rate = f"{count / median[name]:.0f}" if count else "—"
         note = " (hit the cap)" if capped[name] else ""
         lines.append(f"| {name}{note} | {count} | {median[name]:.2f} | {rate} | {ratio} | {peaks[name]} |")
+    # The machine's speed drifts between rounds (the same code by 15%), and ruff's with it: each
+    # round's own ratio shows how far the median's may be trusted.
+    cold = [privlint_wall / ruff_wall for privlint_wall, ruff_wall
+            in zip(walls["privlint cold (--no-cache)"], walls["ruff SLF001 (--no-cache)"])]
+    lines += ["", "privlint cold against ruff SLF001 in each round: "
+              + ", ".join(f"{ratio:.1f}×" for ratio in cold) + "."]
     report = "\n".join(lines) + "\n"
     print(report)
     notes = ""
