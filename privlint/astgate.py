@@ -591,8 +591,16 @@ def _candidates(tree: ast.Module, words: GateWords, origin: Origin,
                                 everywhere = True  # inside torch itself: the detector's star roots
                             elif alias.name == "*":
                                 stars.append(module)
+                                private = _private_star_paths(module, origin)
+                                if private:
+                                    definite.update(_span(node))
+                                    import_bound.update(private)
                             else:
-                                handed.setdefault(alias.asname or alias.name, []).append((module, alias.name))
+                                local = alias.asname or alias.name
+                                handed.setdefault(local, []).append((module, alias.name))
+                                if is_private(local) and _hands_on_private_path(module, alias.name, origin, roots):
+                                    definite.update(_span(node))  # (the uses of `local` are the candidates)
+                                    import_bound.add(local)
             continue
         if kind is Call:
             func = node.func
@@ -668,6 +676,32 @@ def _candidates(tree: ast.Module, words: GateWords, origin: Origin,
     names = _read_names(definite_names | {uses[at][2] for at in chosen},
                         import_bound | _given_by_candidates(binders, lines), flows)
     return lines, names, stores
+
+
+def _private_path(path: str) -> bool:
+    return any(is_private(part) for part in path.split("."))
+
+
+def _hands_on_private_path(module: str, name: str, origin: Origin, roots: frozenset[str]) -> bool:
+    """Whether `from <module> import <name>`, a module no root names itself (a project's, or
+    one inside torch by a relative import), binds the name to a torch path with a private part,
+    as the resolver binds it (tracking.bind_import). The detector reports a chain through a
+    private name so bound (`_C.foo()` after `from .compat import _C`) though it writes no
+    private attribute: the import is a candidate, as a private torch import is, and its name
+    is one the slicer keeps the mentions of."""
+    if module.split(".")[0] in roots:
+        return _private_path(f"{module}.{name}")
+    handed = origin.project.exported(module, name) if origin.project is not None else None
+    return handed is not None and handed[0] == "path" and _private_path(handed[1])
+
+
+def _private_star_paths(module: str, origin: Origin) -> set[str]:
+    """The private names a project module's star import binds to private torch paths (those
+    its `__all__` lists): as _hands_on_private_path's."""
+    if origin.project is None:
+        return set()
+    return {name for name, (kind, value) in origin.project.star_names(module).items()
+            if kind == "path" and is_private(name) and _private_path(value)}
 
 
 def _read_names(members: set[str], given: set[str], flows: list[tuple[str, set[str]]]) -> set[str]:

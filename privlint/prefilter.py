@@ -47,6 +47,10 @@ _PRIVATE_TAIL = rb"_(?:(?!_\w*__(?!\w))\w|(?!\w))"
 _GAP = rb"(?:[\s\\]|#[^\n]*+)*+"  # what may stand between a dot and a name inside brackets
 _ACCESS = re.compile(rb"\." + _GAP + rb"(" + _PRIVATE_TAIL + rb"\w*)")
 _GAP_COMMENT = re.compile(rb"\.[\s\\]*+#")  # a dot, then a gap that holds a comment
+# A private name at the head of a chain (`_C.foo`, `_C  # c` then `.foo`): not after a name's
+# byte or a dot. (The `_` first, the look behind after it: the engine finds a literal at C
+# speed, where a pattern that starts with a look behind is tried at every byte.)
+_PRIVATE_HEAD = re.compile(rb"_(?<![\w\x80-\xff.]_)(?:(?!_\w*__(?!\w))\w|(?!\w))[\w\x80-\xff]*+" + _GAP + rb"\.")
 # Patterns start with a literal (`getattr(`, `from`) where they can: the engine then finds their
 # starts at C speed, where a leading alternation (`(?:self|cls)`) makes it try every byte.
 _DOTTED_SELF = re.compile(rb"\." + _GAP + rb"(?:self|cls)" + _GAP + rb"\." + _GAP + _PRIVATE_TAIL)  # `x. self. _y`
@@ -491,6 +495,37 @@ class _Values:
             return "any", None, ""  # a relative import inside torch itself
         return "project", origin.project, absolute_module
 
+    def binds_private_path(self) -> bool:
+        """Whether an import may bind a private name to a torch path with a private part, from
+        a module no root names itself: one a project module hands on (`from .compat import _C`,
+        where compat has `from torch import _C`), a relative import inside torch, or a star
+        import's (a project module's `__all__` may list `_C`). The detector reports a chain
+        through such a name (`_C.foo()`) though it writes no private attribute (astgate's
+        `_hands_on_private_path` asks the same)."""
+        for local, sources in self.imports().items():
+            if not local.startswith(b"_") or (local.startswith(b"__") and local.endswith(b"__")):
+                continue
+            for module, original in sources:
+                if original == _THE_MODULE or original == _FROM_ROOT_ONLY:
+                    continue  # `import pkg.x as _p` binds no torch path; `a`, `as` bind nothing
+                kind, project, absolute_module = self._source(module)
+                if kind == "any" or (kind == "project" and original is None):
+                    return True  # a root, a relative import inside torch, a clause not read
+                if project is not None and original is not None:
+                    handed = project.exported(absolute_module, original.decode("utf-8", "replace"))
+                    if handed is not None and handed[0] == "path" \
+                            and any(part.startswith("_") for part in handed[1].split(".")):
+                        return True
+        if _STAR_IMPORT.search(self.data) is None:
+            return False
+        for match in _from_imports(_FROM_IMPORT, self.data):
+            if b"*" in re.sub(rb"#[^\n]*", b"", match.group(2)):
+                kind, project, module = self._source(match.group(1))
+                if kind == "any" or (project is not None and any(
+                        name.startswith("_") for name in project.star_names(module))):
+                    return True
+        return False
+
     def star_may_type(self) -> bool:
         """Whether a star import here may bind a typed name: one from a catalog root, or from
         a project module that hands on a torch path or a typed function (as the gate asks)."""
@@ -553,6 +588,8 @@ class TextFilter:
             return True
         if private_string and self._typed_getattr(data, values):
             return True
+        if _PRIVATE_HEAD.search(data) is not None and values.binds_private_path():
+            return True  # `_C.foo()` after `from .compat import _C`
         if not any(root in data for root in self.roots):
             return False  # what follows reads imports from a root, which name it
         if self._imports_private(data):

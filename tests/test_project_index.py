@@ -281,3 +281,67 @@ def test_calls_through_another_root_are_typed_by_the_project(project):
     unfiltered = run_privlint("check", "--format", "json", "--no-cache", "--no-prefilter", cwd=project)
     assert sorted((f["path"], f["line"]) for f in unfiltered.findings) == [("by_module.py", 4), ("by_name.py", 4)]
     assert filtered.json == unfiltered.json
+
+
+def test_a_private_name_another_module_hands_on_is_a_use_site(project):
+    """`_C.foo()` writes a private name, not a private attribute: the detector reports it when
+    `_C` is a private torch path another module of the project hands on (or a star import, by
+    its `__all__`). The text prefilter, the `ast` gate and the slicer must all keep it."""
+    from privlint.catalog import load_catalog
+    from privlint.checker import Context, origin_of
+    from privlint.config import Settings
+
+    write(project, "pkg/__init__.py", "")
+    write(project, "pkg/compat.py", "from torch import _C\n"
+                                    "from torch import _C as C\n"
+                                    "from torch._C import _foo as _ops\n"
+                                    "import torch.distributed as dist\n"
+                                    "__all__ = ['_C']\n")
+    files = {
+        "pkg/direct.py": "from pkg.compat import _C\n_C.foo()\n",
+        "pkg/relative.py": "from .compat import _ops\n_ops.bar\n",
+        "pkg/renamed.py": "from .compat import C as _C\n_C.foo()\n",
+        "pkg/star.py": "from .compat import *\n_C.foo()\n",
+        "pkg/aliased.py": "from .compat import _C\n_D = _C\n_D.foo()\n",
+        # The other candidate lets the file through; `h`, far below, must stay in the slice.
+        "pkg/sliced.py": "import torch.distributed as dist\nfrom .compat import _C\n\n"
+                         + "".join(f"def helper_{i}(x):\n    return x + {i}\n\n" for i in range(30))
+                         + "def g(o, i):\n    dist._all_gather_base(o, i)\n\n"
+                           "def h():\n    return _C.foo()\n",
+        # Not reported: a public name (`C.foo` writes nothing private), a public path.
+        "pkg/public.py": "from .compat import C\nC.foo()\n",
+        "pkg/public_path.py": "from .compat import dist as _dist\n_dist.all_reduce(t)\n",
+    }
+    for name, text in files.items():
+        write(project, name, text)
+    ctx = Context.build(load_catalog(), Settings(project_root=project))
+    passed = {name for name in files
+              if ctx.relevant.search((project / name).read_bytes(), origin_of(ctx, str(project / name)))}
+    assert passed == set(files) - {"pkg/public.py", "pkg/public_path.py"}
+    runs = [run_privlint("check", "--format", "json", "--no-cache", *extra, cwd=project)
+            for extra in ((), ("--no-prefilter",), ("--no-slicing",))]
+    got = sorted((f["path"], f["line"], f["api"]) for f in runs[0].findings if f["path"] != "pkg/compat.py")
+    assert got == [
+        ("pkg/aliased.py", 3, "torch._C.foo"),
+        ("pkg/direct.py", 2, "torch._C.foo"),
+        ("pkg/relative.py", 2, "torch._C._foo.bar"),
+        ("pkg/renamed.py", 2, "torch._C.foo"),
+        ("pkg/sliced.py", 95, "torch.distributed._all_gather_base"),
+        ("pkg/sliced.py", 98, "torch._C.foo"),
+        ("pkg/star.py", 2, "torch._C.foo"),
+    ], runs[0].stdout
+    assert runs[0].json == runs[1].json == runs[2].json
+
+
+def test_a_relative_import_inside_torch_hands_on_its_private_module(project):
+    """Inside torch's own tree, `from . import _functional_collectives as _fc` binds a private
+    torch path no root import names: `_fc.all_reduce(t)` is reported, with the prefilters too."""
+    write(project, "torch/__init__.py", "")
+    write(project, "torch/distributed/__init__.py", "")
+    write(project, "torch/distributed/case.py", "from . import _functional_collectives as _fc\n\n"
+                                                "def f(t):\n    return _fc.all_reduce(t)\n")
+    runs = [run_privlint("check", "torch/distributed/case.py", "--format", "json", "--no-cache", *extra,
+                         cwd=project) for extra in ((), ("--no-prefilter",), ("--no-slicing",))]
+    assert [(f["line"], f["api"]) for f in runs[0].findings] == [
+        (4, "torch.distributed._functional_collectives.all_reduce")], runs[0].stdout
+    assert runs[0].json == runs[1].json == runs[2].json
