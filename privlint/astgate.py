@@ -51,6 +51,7 @@ from privlint.catalog import Catalog, is_private
 from privlint.prefilter import may_spell_a_name
 
 if TYPE_CHECKING:
+    from privlint.config import Selection
     from privlint.project import ProjectIndex
 
 # libcst rejects a run of more than 3,000 adjacent string literals that CPython accepts (and
@@ -75,12 +76,35 @@ class GateWords:
     # call_result_names), when the callee is an attribute or a name only a root import binds:
     # `torch.compile(model)` and `FSDP(model)` give `model` nothing the detector tracks.
     results: frozenset[str] = frozenset()
+    # The API paths under which no selected rule reports anything (None: any path may report).
+    silent: "Silence | None" = field(default=None, compare=False)
 
 
-def gate_words(catalog: Catalog) -> GateWords:
+@dataclass
+class Silence:
+    """Whether the rules a run selects report nothing at or below an API path
+    (Catalog.reports_nothing_under), worked out once for each path asked: off-by-default rules
+    cover whole families (`torch.ops.aten._*`, `torch.utils._pytree`), and a file whose private
+    uses are all theirs has nothing to report."""
+    catalog: Catalog
+    selection: "Selection"
+    known: dict[str, bool] = field(default_factory=dict)
+
+    def __call__(self, path: str) -> bool:
+        answer = self.known.get(path)
+        if answer is None:
+            enabled = self.selection.enabled
+            answer = self.known[path] = self.catalog.reports_nothing_under(
+                path, lambda rule: enabled(rule.code, rule.default))
+        return answer
+
+
+def gate_words(catalog: Catalog, selection: "Selection | None" = None) -> GateWords:
+    """What the gate reads for; with `selection`, also the paths its rules leave silent."""
     types = frozenset(name.rsplit(".", 1)[-1] for name in catalog.type_names)
     return GateWords(catalog.roots, catalog.member_names, types, tuple(sorted(t.encode() for t in types)),
-                     catalog.call_result_names)
+                     catalog.call_result_names,
+                     None if selection is None else Silence(catalog, selection))
 
 
 _ASCII_WORD = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
@@ -516,6 +540,11 @@ def _candidates(tree: ast.Module, words: GateWords, origin: Origin,
     bound: set[str] = set()
     assigned: set[str] = set()  # bound by a `def` or as a target (SelfStores.assigned)
     path_heads: set[str] = set()  # names imports of anything but torch bind (_Calls.path_heads)
+    # A root's name that only `import <root>...` binds holds the root everywhere: the path a
+    # use through it writes is the path the detector reports (for `Reading.silent`).
+    plain_roots: set[str] = set()
+    rebound_roots: set[str] = set()  # bound some other way too (a target or `def`: `assigned`)
+    silent = words.silent
     todo: list = [tree]
     pop, extend, append = todo.pop, todo.extend, todo.append
     Attribute, Call, Name, AST, Load = ast.Attribute, ast.Call, ast.Name, ast.AST, ast.Load
@@ -543,9 +572,11 @@ def _candidates(tree: ast.Module, words: GateWords, origin: Origin,
                     parts = alias.name.split(".")
                     local = alias.asname or parts[0]
                     if parts[0] in roots:
-                        if any(is_private(part) for part in parts):
+                        if any(is_private(part) for part in parts) \
+                                and not (silent is not None and silent(_to_first_private(parts))):
                             definite.update(_span(node))
                             import_bound.update(_bound_by_import(node))
+                        (rebound_roots if alias.asname else plain_roots).add(local)
                         sources.add(local)
                         if alias.asname and parts[-1] in words.types:
                             sources.add(_TYPE + alias.asname)  # `import torch.x.ProcessGroup as PG`
@@ -554,6 +585,7 @@ def _candidates(tree: ast.Module, words: GateWords, origin: Origin,
                         (imported_callees if _untyped_callee(parts[0], imported, results) else bound).add(local)
                     else:
                         bound.add(local)
+                        rebound_roots.add(local)
                         # `import pkg.utils` binds `pkg`, `import pkg.utils as u` binds `u`: a
                         # call through it may be a project function's (_add_handed_on).
                         handed.setdefault(local, []).append(
@@ -563,16 +595,19 @@ def _candidates(tree: ast.Module, words: GateWords, origin: Origin,
             elif kind is ast.ImportFrom:
                 parts = (node.module or "").split(".")
                 if not node.level and parts[0] in roots:
-                    if any(is_private(part) for part in parts):
+                    private_module = any(is_private(part) for part in parts)
+                    if private_module and not (silent is not None and silent(_to_first_private(parts))):
                         definite.update(_span(node))
                         import_bound.update(_bound_by_import(node))
                     for alias in node.names:
                         if alias.name == "*":
                             everywhere = True  # any name may be the root's: the detector's star roots
-                        elif is_private(alias.name):
+                        elif is_private(alias.name) and not private_module and not (
+                                silent is not None and silent(f"{node.module}.{alias.name}")):
                             definite.update(_span(node))
                             import_bound.update(_bound_by_import(node))
                         local = alias.asname or alias.name
+                        rebound_roots.add(local)
                         sources.add(local)
                         if alias.name != "*":
                             (imported_callees if _untyped_callee(parts[0], alias.name, results)
@@ -583,6 +618,7 @@ def _candidates(tree: ast.Module, words: GateWords, origin: Origin,
                             sources.add(_TYPE + local)
                 else:
                     bound.update(alias.asname or alias.name for alias in node.names)
+                    rebound_roots.update(alias.asname or alias.name for alias in node.names)
                     path_heads.update(alias.asname or alias.name for alias in node.names)
                     module = _absolute(node, origin)
                     if module is not None:  # else: a relative import outside a package
@@ -624,10 +660,12 @@ def _candidates(tree: ast.Module, words: GateWords, origin: Origin,
         elif kind is ast.ClassDef:
             bases.extend(node.bases)
             bound.add(node.name)
+            rebound_roots.add(node.name)
         elif kind in _NAMING:
             binding = getattr(node, _NAMING[kind])  # a parameter, `except E as e`, a match capture
             if binding is not None:
                 bound.add(binding)
+                rebound_roots.add(binding)
         # The children, inline: a generator per node was a fifth of this walk. (A list may hold
         # None, a leaf here.)
         for name in _FIELDS.get(kind) or _fields(kind):
@@ -636,6 +674,10 @@ def _candidates(tree: ast.Module, words: GateWords, origin: Origin,
                 extend(value)
             elif value is not None and isinstance(value, AST):
                 append(value)
+    if silent is not None and uses and not everywhere and not stars:
+        plain = plain_roots - rebound_roots - assigned
+        if plain:
+            uses = [use for use in uses if not _silenced(use[0], use[2], plain, silent)]
     # A project star import may bind any name: then no callee is known to be torch's alone.
     calls = _Calls(results, frozenset(imported_callees - bound) if not stars else frozenset(),
                    frozenset(_aliases(path_heads, binders)))
@@ -702,6 +744,31 @@ def _private_star_paths(module: str, origin: Origin) -> set[str]:
         return set()
     return {name for name, (kind, value) in origin.project.star_names(module).items()
             if kind == "path" and is_private(name) and _private_path(value)}
+
+
+def _to_first_private(parts: list[str]) -> str:
+    """The dotted path up to its first private part (`torch.utils._pytree` of
+    `torch.utils._pytree.tree_map`): every path the detector may report for what writes
+    `parts` is at or below it."""
+    for at, part in enumerate(parts):
+        if is_private(part):
+            return ".".join(parts[:at + 1])
+    return ".".join(parts)
+
+
+def _silenced(receiver: ast.expr | None, member: str, plain: set[str], silent: Silence) -> bool:
+    """Whether a private use (`receiver.member`, or a getattr's) writes a path from a root's
+    plain name (`torch.ops.aten._to_copy`) below which the selected rules report nothing."""
+    parts = [member]
+    node = receiver
+    while type(node) is ast.Attribute:
+        parts.append(node.attr)
+        node = node.value
+    if type(node) is not ast.Name or node.id not in plain:
+        return False
+    parts.append(node.id)
+    parts.reverse()
+    return silent(_to_first_private(parts))
 
 
 def _read_names(members: set[str], given: set[str], flows: list[tuple[str, set[str]]]) -> set[str]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from privlint._toml import TOMLDecodeError, load_toml, load_toml_memo
 from privlint.errors import RuleError
@@ -305,6 +305,25 @@ class Catalog:
         if generic is not None and parts[0] == generic.api and any(is_private(p) for p in parts[1:]):
             return generic, path
         return None
+
+    def reports_nothing_under(self, path: str, enabled: "Callable[[Rule], bool]") -> bool:
+        """Whether no rule that `enabled` lets through can report `path` or a path below it
+        (`path.x.y`): the path is foreign, or a rule of the catalog's own matches it (so every
+        path below matches one too, and the generic rule none) and each rule that may match it
+        or a path below it is off. A path through a re-exported type's name (`canonical`) is
+        never silent: its home may match other rules."""
+        if self.is_foreign(path):
+            return True
+        below = path + "."
+        matched = self.match(path)
+        if matched is None or matched[0].kind == "generic" or any(
+                alias == path or path.startswith(alias + ".") or alias.startswith(below)
+                for alias in self._type_alias):
+            return False
+        return not any(enabled(rule) for api, rule in self._paths.items()
+                       if api == path or path.startswith(api + ".") or api.startswith(below)) \
+            and not any(enabled(rule) for prefix, rule in self._wildcards
+                        if path.startswith(prefix) or prefix.startswith(path))
 
     def is_foreign(self, path: str) -> bool:
         """A path under torch that is not PyTorch's: a vendor namespace, a project's operators."""

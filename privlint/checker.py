@@ -61,8 +61,9 @@ class Context:
         engine = {name: catalog.engine_rule(name) for name in (VERSION_GATED, SYNTAX_ERROR, IO_ERROR)}
         from privlint.project import ProjectIndex
 
-        return cls(catalog, settings, Selection.from_settings(settings), target,
-                   prefilter.build(catalog), astgate.gate_words(catalog), use_prefilter,
+        selection = Selection.from_settings(settings)
+        return cls(catalog, settings, selection, target,
+                   prefilter.build(catalog), astgate.gate_words(catalog, selection), use_prefilter,
                    use_slicing, engine, ProjectIndex(settings.project_root, catalog))
 
 

@@ -13,7 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from privlint.astgate import MANY_QUOTES, gate_words, may_have_findings
+from privlint.astgate import MANY_QUOTES, gate_words, may_have_findings, read
 from privlint.catalog import load_catalog
 from privlint.checker import Context, check_source
 from privlint.config import Settings
@@ -595,3 +595,126 @@ def test_a_named_torch_type_keeps_the_file():
     """)
     assert may_have_findings(data, WORDS)
     _same_report(data)
+
+
+# Uses only off-by-default rules cover (PRV8xx): the default selection reports nothing under
+# them, so the gate leaves them out (GateWords.silent), and a file of nothing else is not read
+# further; with PRV8 selected they are candidates again. Either way the report is the same with
+# the gate and without it.
+QUIET_BY_DEFAULT = {
+    "aten's private ops": """
+        import torch
+        def copy(x):
+            return torch.ops.aten._to_copy.default(x)
+    """,
+    "foreach and check": """
+        import torch
+        torch._foreach_mul_(params, 0.9)
+        torch._check(x.size(0) > 0)
+    """,
+    "pytree imports and their uses": """
+        import torch.utils._pytree as pytree
+        from torch.utils._pytree import tree_map
+        pytree.tree_flatten(tree_map(f, x))
+    """,
+}
+PRV8 = Context.build(CATALOG, Settings(extend_select=["PRV8"]))
+PRV8_UNFILTERED = Context.build(CATALOG, Settings(extend_select=["PRV8"]), use_prefilter=False)
+
+
+@pytest.mark.parametrize("name", sorted(QUIET_BY_DEFAULT))
+def test_uses_only_unselected_rules_cover_are_left_out(name):
+    data = _source(QUIET_BY_DEFAULT[name])
+    assert not read(data, FILTERED.gate).maybe
+    _same_report(data)
+    assert read(data, PRV8.gate).maybe
+    reported = check_source(data, "case.py", PRV8).findings
+    assert reported and all(f.code.startswith("PRV8") for f in reported)
+    assert reported == check_source(data, "case.py", PRV8_UNFILTERED).findings
+
+
+@pytest.mark.parametrize("text", [
+    # `torch` bound another way somewhere: the path a use writes may not be torch's.
+    """
+        import torch
+        def f(torch):
+            return torch._foreach_mul_(params, 0.9)
+    """,
+    """
+        import torch
+        for torch in modules:
+            pass
+        torch._foreach_mul_(params, 0.9)
+    """,
+    """
+        import torch.nn as torch
+        torch._foreach_mul_(params, 0.9)
+    """,
+    # A selected rule's family under the first private part: `torch._C` (PRV401).
+    """
+        import torch
+        torch._C._foreach_mul_(params, 0.9)
+    """,
+    # No rule of the catalog's own: the generic one (PRV900) reports it.
+    """
+        import torch
+        storage = torch.ByteStorage._from_buffer(data)
+    """,
+])
+def test_a_use_the_selection_may_still_report_stays_a_candidate(text):
+    data = _source(text)
+    assert read(data, FILTERED.gate).maybe
+    _same_report(data)
+
+
+def test_a_selected_rule_below_an_unselected_family_keeps_its_uses(tmp_path):
+    """`torch.ops.aten._*` is off by default; a project's own rule for one op's overload under
+    it is on: the op's uses are candidates, the family's others are not."""
+    rules = tmp_path / "ours.toml"
+    rules.write_text(textwrap.dedent('''
+        [[rule]]
+        code = "PRV990"
+        kind = "attribute"
+        api = "torch.ops.aten._special_op.default"
+        message = "Ours."
+        invalid = ["import torch\\ntorch.ops.aten._special_op.default(x)  # expect: PRV990\\n"]
+
+        [[rule]]
+        code = "PRV991"
+        kind = "attribute"
+        api = "torch.ops.aten._other_op.over*"
+        message = "Ours too."
+        invalid = ["import torch\\ntorch.ops.aten._other_op.overload(x)  # expect: PRV991\\n"]
+    ''').lstrip(), encoding="utf-8")
+    catalog = load_catalog([rules])
+    ctx = dataclasses.replace(Context.build(catalog, Settings()), fixable=())
+    whole = Context.build(catalog, Settings(), use_prefilter=False)
+    ours = _source("""
+        import torch
+        y = torch.ops.aten._special_op.default(x)
+    """)
+    ours_too = _source("""
+        import torch
+        y = torch.ops.aten._other_op.overload(x)
+    """)
+    theirs = _source("""
+        import torch
+        y = torch.ops.aten._to_copy.default(x)
+    """)
+    assert read(ours, ctx.gate).maybe and read(ours_too, ctx.gate).maybe and not read(theirs, ctx.gate).maybe
+    assert [f.code for f in check_source(ours, "case.py", ctx).findings] == ["PRV990"]
+    assert [f.code for f in check_source(ours_too, "case.py", ctx).findings] == ["PRV991"]
+    for data in (ours, ours_too, theirs):
+        assert check_source(data, "case.py", ctx).findings == check_source(data, "case.py", whole).findings
+
+
+def test_a_use_under_a_foreign_namespace_is_left_out():
+    # `torch.ops.mylib` is the project's own operators' namespace (engine.toml): no rule
+    # reports anything under it, whatever the selection.
+    data = _source("""
+        import torch
+        y = torch.ops.mylib._fused.default(x)
+    """)
+    assert not read(data, FILTERED.gate).maybe and not read(data, PRV8.gate).maybe
+    _same_report(data)
+    assert check_source(data, "case.py", PRV8_UNFILTERED).findings == []
