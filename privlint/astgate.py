@@ -545,6 +545,10 @@ def _candidates(tree: ast.Module, words: GateWords, origin: Origin,
     plain_roots: set[str] = set()
     rebound_roots: set[str] = set()  # bound some other way too (a target or `def`: `assigned`)
     silent = words.silent
+    # Imports from a module no root names (node, module, name or "*", the name bound), and
+    # whether a private name heads a chain: it may hold a private torch path they hand on.
+    foreign_imports: list[tuple[ast.ImportFrom, str, str, str]] = []
+    private_heads = False
     todo: list = [tree]
     pop, extend, append = todo.pop, todo.extend, todo.append
     Attribute, Call, Name, AST, Load = ast.Attribute, ast.Call, ast.Name, ast.AST, ast.Load
@@ -560,7 +564,10 @@ def _candidates(tree: ast.Module, words: GateWords, origin: Origin,
                     definite_names.add(attr)
                 else:
                     uses.append((node.value, line, attr))
-            todo.append(node.value)
+            value = node.value
+            if type(value) is Name and value.id[0] == "_":
+                private_heads = True  # `_C.foo`: see _private_paths_given
+            todo.append(value)
             continue
         if kind in _LEAVES:
             if kind is Name:
@@ -627,16 +634,11 @@ def _candidates(tree: ast.Module, words: GateWords, origin: Origin,
                                 everywhere = True  # inside torch itself: the detector's star roots
                             elif alias.name == "*":
                                 stars.append(module)
-                                private = _private_star_paths(module, origin)
-                                if private:
-                                    definite.update(_span(node))
-                                    import_bound.update(private)
+                                foreign_imports.append((node, module, "*", ""))
                             else:
                                 local = alias.asname or alias.name
                                 handed.setdefault(local, []).append((module, alias.name))
-                                if is_private(local) and _hands_on_private_path(module, alias.name, origin, roots):
-                                    definite.update(_span(node))  # (the uses of `local` are the candidates)
-                                    import_bound.add(local)
+                                foreign_imports.append((node, module, alias.name, local))
             continue
         if kind is Call:
             func = node.func
@@ -674,6 +676,12 @@ def _candidates(tree: ast.Module, words: GateWords, origin: Origin,
                 extend(value)
             elif value is not None and isinstance(value, AST):
                 append(value)
+    if private_heads:
+        for node, module, name, local in foreign_imports:
+            given = _private_paths_given(module, name, local, origin, roots)
+            if given:
+                definite.update(_span(node))  # (the uses of what it gives are the candidates)
+                import_bound.update(given)
     if silent is not None and uses and not everywhere and not stars:
         plain = plain_roots - rebound_roots - assigned
         if plain:
@@ -724,26 +732,25 @@ def _private_path(path: str) -> bool:
     return any(is_private(part) for part in path.split("."))
 
 
-def _hands_on_private_path(module: str, name: str, origin: Origin, roots: frozenset[str]) -> bool:
-    """Whether `from <module> import <name>`, a module no root names itself (a project's, or
-    one inside torch by a relative import), binds the name to a torch path with a private part,
-    as the resolver binds it (tracking.bind_import). The detector reports a chain through a
-    private name so bound (`_C.foo()` after `from .compat import _C`) though it writes no
-    private attribute: the import is a candidate, as a private torch import is, and its name
-    is one the slicer keeps the mentions of."""
+def _private_paths_given(module: str, name: str, local: str, origin: Origin,
+                         roots: frozenset[str]) -> set[str]:
+    """The names `from <module> import <name> as <local>` binds to a torch path with a private
+    part, as the resolver binds them (tracking.bind_import), from a module no root names (a
+    project's, or one inside torch by a relative import; `name` may be "*"). The detector
+    reports a chain headed by a private name that holds such a path (`_C.foo()` after `from
+    .compat import _C`, or after `from .compat import C` and `_C = C`) though it writes no
+    private attribute: the import is a candidate, as a private torch import is, and its names
+    seed the names whose mentions the slicer keeps (Reading.names)."""
+    project = origin.project
+    if name == "*":
+        if project is None:
+            return set()
+        return {bound for bound, (kind, value) in project.star_names(module).items()
+                if kind == "path" and _private_path(value)}
     if module.split(".")[0] in roots:
-        return _private_path(f"{module}.{name}")
-    handed = origin.project.exported(module, name) if origin.project is not None else None
-    return handed is not None and handed[0] == "path" and _private_path(handed[1])
-
-
-def _private_star_paths(module: str, origin: Origin) -> set[str]:
-    """The private names a project module's star import binds to private torch paths (those
-    its `__all__` lists): as _hands_on_private_path's."""
-    if origin.project is None:
-        return set()
-    return {name for name, (kind, value) in origin.project.star_names(module).items()
-            if kind == "path" and is_private(name) and _private_path(value)}
+        return {local} if _private_path(f"{module}.{name}") else set()
+    handed = project.exported(module, name) if project is not None else None
+    return {local} if handed is not None and handed[0] == "path" and _private_path(handed[1]) else set()
 
 
 def _to_first_private(parts: list[str]) -> str:

@@ -47,10 +47,11 @@ _PRIVATE_TAIL = rb"_(?:(?!_\w*__(?!\w))\w|(?!\w))"
 _GAP = rb"(?:[\s\\]|#[^\n]*+)*+"  # what may stand between a dot and a name inside brackets
 _ACCESS = re.compile(rb"\." + _GAP + rb"(" + _PRIVATE_TAIL + rb"\w*)")
 _GAP_COMMENT = re.compile(rb"\.[\s\\]*+#")  # a dot, then a gap that holds a comment
-# A private name at the head of a chain (`_C.foo`, `_C  # c` then `.foo`): not after a name's
-# byte or a dot. (The `_` first, the look behind after it: the engine finds a literal at C
-# speed, where a pattern that starts with a look behind is tried at every byte.)
-_PRIVATE_HEAD = re.compile(rb"_(?<![\w\x80-\xff.]_)(?:(?!_\w*__(?!\w))\w|(?!\w))[\w\x80-\xff]*+" + _GAP + rb"\.")
+# A private name at the head of a chain (`_C.foo`, `(_C).foo`, `_C  # c` then `.foo`): not
+# after a name's byte or a dot. (The `_` first, the look behind after it: the engine finds a
+# literal at C speed, where a pattern that starts with a look behind is tried at every byte.)
+_PRIVATE_HEAD = re.compile(rb"_(?<![\w\x80-\xff.]_)(?:(?!_\w*__(?!\w))\w|(?!\w))[\w\x80-\xff]*+"
+                           rb"(?:[\s\\)]|#[^\n]*+)*+\.")
 # Patterns start with a literal (`getattr(`, `from`) where they can: the engine then finds their
 # starts at C speed, where a leading alternation (`(?:self|cls)`) makes it try every byte.
 _DOTTED_SELF = re.compile(rb"\." + _GAP + rb"(?:self|cls)" + _GAP + rb"\." + _GAP + _PRIVATE_TAIL)  # `x. self. _y`
@@ -496,21 +497,22 @@ class _Values:
         return "project", origin.project, absolute_module
 
     def binds_private_path(self) -> bool:
-        """Whether an import may bind a private name to a torch path with a private part, from
-        a module no root names itself: one a project module hands on (`from .compat import _C`,
-        where compat has `from torch import _C`), a relative import inside torch, or a star
-        import's (a project module's `__all__` may list `_C`). The detector reports a chain
-        through such a name (`_C.foo()`) though it writes no private attribute (astgate's
-        `_hands_on_private_path` asks the same)."""
-        for local, sources in self.imports().items():
-            if not local.startswith(b"_") or (local.startswith(b"__") and local.endswith(b"__")):
-                continue
+        """Whether an import may bind a name to a torch path with a private part, from a module
+        no root names itself: one a project module hands on (`from .compat import _C` or `C`,
+        where compat has `from torch import _C as C`), a relative import inside torch, or a
+        star import's. The detector reports a chain headed by a private name that holds such a
+        path (`_C.foo()`, or `_D = C` then `_D.foo()`) though it writes no private attribute
+        (astgate's `_private_paths_given` asks the same). A root's own import of a private path
+        is let through by the text's other readings."""
+        for sources in self.imports().values():
             for module, original in sources:
                 if original == _THE_MODULE or original == _FROM_ROOT_ONLY:
-                    continue  # `import pkg.x as _p` binds no torch path; `a`, `as` bind nothing
+                    continue  # `import pkg.x as p` binds no torch path; `a`, `as` bind nothing
+                if not module.startswith(b".") and module.split(b".")[0].strip() in self.roots:
+                    continue
                 kind, project, absolute_module = self._source(module)
                 if kind == "any" or (kind == "project" and original is None):
-                    return True  # a root, a relative import inside torch, a clause not read
+                    return True  # no project to ask, a relative import inside torch, a clause not read
                 if project is not None and original is not None:
                     handed = project.exported(absolute_module, original.decode("utf-8", "replace"))
                     if handed is not None and handed[0] == "path" \
@@ -522,7 +524,8 @@ class _Values:
             if b"*" in re.sub(rb"#[^\n]*", b"", match.group(2)):
                 kind, project, module = self._source(match.group(1))
                 if kind == "any" or (project is not None and any(
-                        name.startswith("_") for name in project.star_names(module))):
+                        kind == "path" and any(part.startswith("_") for part in value.split("."))
+                        for kind, value in project.star_names(module).values())):
                     return True
         return False
 

@@ -303,6 +303,13 @@ def test_a_private_name_another_module_hands_on_is_a_use_site(project):
         "pkg/renamed.py": "from .compat import C as _C\n_C.foo()\n",
         "pkg/star.py": "from .compat import *\n_C.foo()\n",
         "pkg/aliased.py": "from .compat import _C\n_D = _C\n_D.foo()\n",
+        # Found by the second review: a bracket around the head; a public name handed on,
+        # then given to a private one (an assignment, a walrus, an annotation, in a function).
+        "pkg/bracketed.py": "from .compat import _C\n(_C).foo()\n",
+        "pkg/given.py": "from .compat import C\n_D = C\n_D.foo()\n",
+        "pkg/walrus.py": "from .compat import C\nif (_D := C):\n    _D.foo()\n",
+        "pkg/annotated.py": "from .compat import C\n_D: object = C\n_D.foo()\n",
+        "pkg/in_function.py": "from .compat import C\n\ndef f():\n    _D = C\n    return _D.foo()\n",
         # The other candidate lets the file through; `h`, far below, must stay in the slice.
         "pkg/sliced.py": "import torch.distributed as dist\nfrom .compat import _C\n\n"
                          + "".join(f"def helper_{i}(x):\n    return x + {i}\n\n" for i in range(30))
@@ -323,12 +330,17 @@ def test_a_private_name_another_module_hands_on_is_a_use_site(project):
     got = sorted((f["path"], f["line"], f["api"]) for f in runs[0].findings if f["path"] != "pkg/compat.py")
     assert got == [
         ("pkg/aliased.py", 3, "torch._C.foo"),
+        ("pkg/annotated.py", 3, "torch._C.foo"),
+        ("pkg/bracketed.py", 2, "torch._C.foo"),
         ("pkg/direct.py", 2, "torch._C.foo"),
+        ("pkg/given.py", 3, "torch._C.foo"),
+        ("pkg/in_function.py", 5, "torch._C.foo"),
         ("pkg/relative.py", 2, "torch._C._foo.bar"),
         ("pkg/renamed.py", 2, "torch._C.foo"),
         ("pkg/sliced.py", 95, "torch.distributed._all_gather_base"),
         ("pkg/sliced.py", 98, "torch._C.foo"),
         ("pkg/star.py", 2, "torch._C.foo"),
+        ("pkg/walrus.py", 3, "torch._C.foo"),
     ], runs[0].stdout
     assert runs[0].json == runs[1].json == runs[2].json
 
@@ -340,8 +352,13 @@ def test_a_relative_import_inside_torch_hands_on_its_private_module(project):
     write(project, "torch/distributed/__init__.py", "")
     write(project, "torch/distributed/case.py", "from . import _functional_collectives as _fc\n\n"
                                                 "def f(t):\n    return _fc.all_reduce(t)\n")
-    runs = [run_privlint("check", "torch/distributed/case.py", "--format", "json", "--no-cache", *extra,
-                         cwd=project) for extra in ((), ("--no-prefilter",), ("--no-slicing",))]
-    assert [(f["line"], f["api"]) for f in runs[0].findings] == [
-        (4, "torch.distributed._functional_collectives.all_reduce")], runs[0].stdout
+    write(project, "torch/distributed/given.py", "from . import _functional_collectives as fc\n"
+                                                 "_g = fc\n_g.all_reduce(t)\n")
+    runs = [run_privlint("check", "torch/distributed/case.py", "torch/distributed/given.py", "--format",
+                         "json", "--no-cache", *extra, cwd=project)
+            for extra in ((), ("--no-prefilter",), ("--no-slicing",))]
+    assert [(f["path"], f["line"], f["api"]) for f in runs[0].findings] == [
+        ("torch/distributed/case.py", 4, "torch.distributed._functional_collectives.all_reduce"),
+        ("torch/distributed/given.py", 3, "torch.distributed._functional_collectives.all_reduce"),
+    ], runs[0].stdout
     assert runs[0].json == runs[1].json == runs[2].json
