@@ -607,8 +607,10 @@ def _candidates(tree: ast.Module, words: GateWords, origin: Origin,
                         definite.update(_span(node))
                         import_bound.update(_bound_by_import(node))
                     for alias in node.names:
-                        if alias.name == "*":
-                            everywhere = True  # any name may be the root's: the detector's star roots
+                        if alias.name == "*" and parts[0] == _TORCH:
+                            everywhere = True  # any name may be torch's: the detector's star roots
+                        elif alias.name == "*":
+                            stars.append(node.module or "")  # another root's: a module of the project
                         elif is_private(alias.name) and not private_module and not (
                                 silent is not None and silent(f"{node.module}.{alias.name}")):
                             definite.update(_span(node))
@@ -616,6 +618,8 @@ def _candidates(tree: ast.Module, words: GateWords, origin: Origin,
                         local = alias.asname or alias.name
                         rebound_roots.add(local)
                         sources.add(local)
+                        if parts[0] != _TORCH:  # the resolver asks the project of other roots' modules
+                            foreign_imports.append((node, node.module or "", alias.name, local))
                         if alias.name != "*":
                             (imported_callees if _untyped_callee(parts[0], alias.name, results)
                              else bound).add(local)
@@ -630,7 +634,7 @@ def _candidates(tree: ast.Module, words: GateWords, origin: Origin,
                     module = _absolute(node, origin)
                     if module is not None:  # else: a relative import outside a package
                         for alias in node.names:
-                            if alias.name == "*" and module.split(".")[0] in roots:
+                            if alias.name == "*" and module.split(".")[0] == _TORCH:
                                 everywhere = True  # inside torch itself: the detector's star roots
                             elif alias.name == "*":
                                 stars.append(module)
@@ -678,7 +682,7 @@ def _candidates(tree: ast.Module, words: GateWords, origin: Origin,
                 append(value)
     if private_heads:
         for node, module, name, local in foreign_imports:
-            given = _private_paths_given(module, name, local, origin, roots)
+            given = _private_paths_given(module, name, local, origin)
             if given:
                 definite.update(_span(node))  # (the uses of what it gives are the candidates)
                 import_bound.update(given)
@@ -732,11 +736,11 @@ def _private_path(path: str) -> bool:
     return any(is_private(part) for part in path.split("."))
 
 
-def _private_paths_given(module: str, name: str, local: str, origin: Origin,
-                         roots: frozenset[str]) -> set[str]:
+def _private_paths_given(module: str, name: str, local: str, origin: Origin) -> set[str]:
     """The names `from <module> import <name> as <local>` binds to a torch path with a private
-    part, as the resolver binds them (tracking.bind_import), from a module no root names (a
-    project's, or one inside torch by a relative import; `name` may be "*"). The detector
+    part, as the resolver binds them (tracking.bind_import), from a module torch's own imports
+    do not name (a project's, one under another root, or one inside torch by a relative import;
+    `name` may be "*"). The detector
     reports a chain headed by a private name that holds such a path (`_C.foo()` after `from
     .compat import _C`, or after `from .compat import C` and `_C = C`) though it writes no
     private attribute: the import is a candidate, as a private torch import is, and its names
@@ -747,7 +751,7 @@ def _private_paths_given(module: str, name: str, local: str, origin: Origin,
             return set()
         return {bound for bound, (kind, value) in project.star_names(module).items()
                 if kind == "path" and _private_path(value)}
-    if module.split(".")[0] in roots:
+    if module.split(".")[0] == _TORCH:  # (a relative import: torch's own are candidates already)
         return {local} if _private_path(f"{module}.{name}") else set()
     handed = project.exported(module, name) if project is not None else None
     return {local} if handed is not None and handed[0] == "path" and _private_path(handed[1]) else set()

@@ -104,7 +104,7 @@ _NARROWS = {name: re.compile(rb"isinstance(?:[\s\\)]|#[^\n]*+)*+\((?:[\s\\(]|#[^
 
 # `from <module> import`: the module's dots and names may have spaces and line continuations
 # between them (`from . utils import x`), and names may be non-ASCII (their bytes are >= 0x80).
-_FROM_IMPORT = re.compile(rb"from[\s\\]+((?:\.[\s\\]*)*+(?:[\w\x80-\xff]++(?:[\s\\]*\.[\s\\]*[\w\x80-\xff]++)*+)?)"
+_FROM_IMPORT = re.compile(rb"from(?:[\s\\]+|(?=\.))((?:\.[\s\\]*)*+(?:[\w\x80-\xff]++(?:[\s\\]*\.[\s\\]*[\w\x80-\xff]++)*+)?)"
                           rb"[\s\\]*import\b"
                           rb"((?:(?:[ \t\x0c]|\\\r?\n)*\((?:[^)#]|#[^\n]*+)*+\)?)|(?:[^\n\\]|\\[\s\S])*+)")
 _IMPORT = re.compile(rb"import(?:[ \t\x0c]|\\\r?\n)+((?:[^\n\r\\;#]|\\[\s\S])*+)")
@@ -498,18 +498,18 @@ class _Values:
 
     def binds_private_path(self) -> bool:
         """Whether an import may bind a name to a torch path with a private part, from a module
-        no root names itself: one a project module hands on (`from .compat import _C` or `C`,
+        other than torch's own: one a project module hands on (`from .compat import _C` or `C`,
         where compat has `from torch import _C as C`), a relative import inside torch, or a
         star import's. The detector reports a chain headed by a private name that holds such a
         path (`_C.foo()`, or `_D = C` then `_D.foo()`) though it writes no private attribute
-        (astgate's `_private_paths_given` asks the same). A root's own import of a private path
+        (astgate's `_private_paths_given` asks the same). Torch's own import of a private path
         is let through by the text's other readings."""
         for sources in self.imports().values():
             for module, original in sources:
                 if original == _THE_MODULE or original == _FROM_ROOT_ONLY:
                     continue  # `import pkg.x as p` binds no torch path; `a`, `as` bind nothing
-                if not module.startswith(b".") and module.split(b".")[0].strip() in self.roots:
-                    continue
+                if re.sub(rb"[\s\\]+", b"", module).split(b".")[0] == b"torch":
+                    continue  # torch's own import (the resolver asks the project of other roots')
                 kind, project, absolute_module = self._source(module)
                 if kind == "any" or (kind == "project" and original is None):
                     return True  # no project to ask, a relative import inside torch, a clause not read

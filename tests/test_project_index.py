@@ -310,6 +310,9 @@ def test_a_private_name_another_module_hands_on_is_a_use_site(project):
         "pkg/walrus.py": "from .compat import C\nif (_D := C):\n    _D.foo()\n",
         "pkg/annotated.py": "from .compat import C\n_D: object = C\n_D.foo()\n",
         "pkg/in_function.py": "from .compat import C\n\ndef f():\n    _D = C\n    return _D.foo()\n",
+        # Found by the third review: `from.compat` (no space), for any name it hands on.
+        "pkg/unspaced.py": "from.compat import C\n_D = C\n_D.foo()\n",
+        "pkg/unspaced_dist.py": "from.compat import dist\ndist._foo_bar()\n",
         # The other candidate lets the file through; `h`, far below, must stay in the slice.
         "pkg/sliced.py": "import torch.distributed as dist\nfrom .compat import _C\n\n"
                          + "".join(f"def helper_{i}(x):\n    return x + {i}\n\n" for i in range(30))
@@ -340,6 +343,8 @@ def test_a_private_name_another_module_hands_on_is_a_use_site(project):
         ("pkg/sliced.py", 95, "torch.distributed._all_gather_base"),
         ("pkg/sliced.py", 98, "torch._C.foo"),
         ("pkg/star.py", 2, "torch._C.foo"),
+        ("pkg/unspaced.py", 3, "torch._C.foo"),
+        ("pkg/unspaced_dist.py", 2, "torch.distributed._foo_bar"),
         ("pkg/walrus.py", 3, "torch._C.foo"),
     ], runs[0].stdout
     assert runs[0].json == runs[1].json == runs[2].json
@@ -361,4 +366,30 @@ def test_a_relative_import_inside_torch_hands_on_its_private_module(project):
         ("torch/distributed/case.py", 4, "torch.distributed._functional_collectives.all_reduce"),
         ("torch/distributed/given.py", 3, "torch.distributed._functional_collectives.all_reduce"),
     ], runs[0].stdout
+    assert runs[0].json == runs[1].json == runs[2].json
+
+
+def test_a_module_under_another_root_of_the_catalog_is_the_projects(project):
+    """A rule file may add a root (`mylib`); the resolver still asks the project what a module
+    under it hands on (only torch's own modules are torch's), so the prefilters must too."""
+    write(project, "pyproject.toml", '[tool.privlint]\nextend-rules = ["rules.toml"]\n')
+    write(project, "rules.toml", '''
+        [[rule]]
+        code = "PRV991"
+        kind = "module"
+        api = "mylib._impl"
+        message = "A private module of mylib."
+        invalid = ['import mylib._impl  # expect: PRV991']
+    ''')
+    write(project, "mylib/__init__.py", "")
+    write(project, "mylib/compat.py", "from torch import _C as C\n")
+    write(project, "mylib/absolute.py", "from mylib.compat import C\n_D = C\n_D.foo()\n")
+    write(project, "mylib/relative.py", "from .compat import C\n_D = C\n_D.foo()\n")
+    write(project, "mylib/star.py", "from mylib.compat import *\n_D = C\n_D.foo()\n")
+    runs = [run_privlint("check", "mylib/absolute.py", "mylib/relative.py", "mylib/star.py", "--format",
+                         "json", "--no-cache", *extra, cwd=project)
+            for extra in ((), ("--no-prefilter",), ("--no-slicing",))]
+    assert [(f["path"], f["line"], f["api"]) for f in runs[0].findings] == [
+        ("mylib/absolute.py", 3, "torch._C.foo"), ("mylib/relative.py", 3, "torch._C.foo"),
+        ("mylib/star.py", 3, "torch._C.foo")], runs[0].stdout
     assert runs[0].json == runs[1].json == runs[2].json
