@@ -545,8 +545,8 @@ def _candidates(tree: ast.Module, words: GateWords, origin: Origin,
     plain_roots: set[str] = set()
     rebound_roots: set[str] = set()  # bound some other way too (a target or `def`: `assigned`)
     silent = words.silent
-    # Imports from a module no root names (node, module, name or "*", the name bound), and
-    # whether a private name heads a chain: it may hold a private torch path they hand on.
+    # Imports from a module other than torch's own (node, module, name or "*", the name bound),
+    # and whether a private name heads a chain: it may hold a private torch path they hand on.
     foreign_imports: list[tuple[ast.ImportFrom, str, str, str]] = []
     private_heads = False
     todo: list = [tree]
@@ -738,13 +738,12 @@ def _private_path(path: str) -> bool:
 
 def _private_paths_given(module: str, name: str, local: str, origin: Origin) -> set[str]:
     """The names `from <module> import <name> as <local>` binds to a torch path with a private
-    part, as the resolver binds them (tracking.bind_import), from a module torch's own imports
-    do not name (a project's, one under another root, or one inside torch by a relative import;
-    `name` may be "*"). The detector
-    reports a chain headed by a private name that holds such a path (`_C.foo()` after `from
-    .compat import _C`, or after `from .compat import C` and `_C = C`) though it writes no
-    private attribute: the import is a candidate, as a private torch import is, and its names
-    seed the names whose mentions the slicer keeps (Reading.names)."""
+    part, as the resolver binds them (tracking.bind_import), from a module other than torch's
+    own (a project's, one under another root, or one inside torch by a relative import; `name`
+    may be "*"). The detector reports a chain headed by a private name that holds such a path
+    (`_C.foo()` after `from .compat import _C`, or after `from .compat import C` and `_C = C`)
+    though it writes no private attribute: the import is a candidate, as a private torch import
+    is, and its names seed the names whose mentions the slicer keeps (Reading.names)."""
     project = origin.project
     if name == "*":
         if project is None:

@@ -524,8 +524,8 @@ class _Values:
             if b"*" in re.sub(rb"#[^\n]*", b"", match.group(2)):
                 kind, project, module = self._source(match.group(1))
                 if kind == "any" or (project is not None and any(
-                        kind == "path" and any(part.startswith("_") for part in value.split("."))
-                        for kind, value in project.star_names(module).values())):
+                        given == "path" and any(part.startswith("_") for part in value.split("."))
+                        for given, value in project.star_names(module).values())):
                     return True
         return False
 
