@@ -47,7 +47,7 @@ import warnings
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from privlint.catalog import Catalog, is_private
+from privlint.catalog import Catalog, has_private_part, is_private
 from privlint.prefilter import may_spell_a_name
 
 if TYPE_CHECKING:
@@ -732,10 +732,6 @@ def _candidates(tree: ast.Module, words: GateWords, origin: Origin,
     return lines, names, stores
 
 
-def _private_path(path: str) -> bool:
-    return any(is_private(part) for part in path.split("."))
-
-
 def _private_paths_given(module: str, name: str, local: str, origin: Origin) -> set[str]:
     """The names `from <module> import <name> as <local>` binds to a torch path with a private
     part, as the resolver binds them (tracking.bind_import), from a module other than torch's
@@ -749,11 +745,11 @@ def _private_paths_given(module: str, name: str, local: str, origin: Origin) -> 
         if project is None:
             return set()
         return {bound for bound, (kind, value) in project.star_names(module).items()
-                if kind == "path" and _private_path(value)}
+                if kind == "path" and has_private_part(value)}
     if module.split(".")[0] == _TORCH:  # (a relative import: torch's own are candidates already)
-        return {local} if _private_path(f"{module}.{name}") else set()
+        return {local} if has_private_part(f"{module}.{name}") else set()
     handed = project.exported(module, name) if project is not None else None
-    return {local} if handed is not None and handed[0] == "path" and _private_path(handed[1]) else set()
+    return {local} if handed is not None and handed[0] == "path" and has_private_part(handed[1]) else set()
 
 
 def _to_first_private(parts: list[str]) -> str:

@@ -27,6 +27,11 @@ def is_private(component: str) -> bool:
     return component.startswith("_") and not (component.startswith("__") and component.endswith("__"))
 
 
+def has_private_part(path: str) -> bool:
+    """`torch._C.foo` has one; `torch.distributed.all_reduce` has none."""
+    return any(is_private(part) for part in path.split("."))
+
+
 def bundled_rules_dir() -> Path:
     """rules/ inside an installed wheel, or at the top of a source checkout."""
     here = Path(__file__).resolve().parent

@@ -34,7 +34,7 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable
 
-from privlint.catalog import Catalog
+from privlint.catalog import Catalog, has_private_part
 from privlint.prose import comment_start, declares_another_encoding, fields_close, in_code, in_prose
 
 if TYPE_CHECKING:
@@ -475,7 +475,7 @@ class _Values:
         for no module the index can read, else ("project", index, absolute module name)."""
         from privlint.project import absolute
 
-        module = re.sub(rb"[\s\\]+", b"", module)
+        module = _joined(module)
         level = len(module) - len(module.lstrip(b"."))
         try:
             path = module[level:].decode("utf-8")
@@ -508,37 +508,34 @@ class _Values:
             for module, original in sources:
                 if original == _THE_MODULE or original == _FROM_ROOT_ONLY:
                     continue  # `import pkg.x as p` binds no torch path; `a`, `as` bind nothing
-                if re.sub(rb"[\s\\]+", b"", module).split(b".")[0] == b"torch":
+                if _joined(module).split(b".")[0] == b"torch":
                     continue  # torch's own import (the resolver asks the project of other roots')
                 kind, project, absolute_module = self._source(module)
                 if kind == "any" or (kind == "project" and original is None):
                     return True  # no project to ask, a relative import inside torch, a clause not read
                 if project is not None and original is not None:
                     handed = project.exported(absolute_module, original.decode("utf-8", "replace"))
-                    if handed is not None and handed[0] == "path" \
-                            and any(part.startswith("_") for part in handed[1].split(".")):
+                    if handed is not None and handed[0] == "path" and has_private_part(handed[1]):
                         return True
         if _STAR_IMPORT.search(self.data) is None:
             return False
-        for match in _from_imports(_FROM_IMPORT, self.data):
-            if b"*" in re.sub(rb"#[^\n]*", b"", match.group(2)):
-                kind, project, module = self._source(match.group(1))
-                if kind == "any" or (project is not None and any(
-                        given == "path" and any(part.startswith("_") for part in value.split("."))
-                        for given, value in project.star_names(module).values())):
-                    return True
+        for kind, project, module in self._star_sources():
+            handed = project.star_names(module).values() if project is not None else ()
+            if kind == "any" or any(given == "path" and has_private_part(value) for given, value in handed):
+                return True
         return False
 
     def star_may_type(self) -> bool:
         """Whether a star import here may bind a typed name: one from a catalog root, or from
         a project module that hands on a torch path or a typed function (as the gate asks)."""
+        return any(kind == "any" or (project is not None and project.star_names(module))
+                   for kind, project, module in self._star_sources())
+
+    def _star_sources(self):
+        """_source's answer for each star import's module."""
         for match in _from_imports(_FROM_IMPORT, self.data):
-            if b"*" not in re.sub(rb"#[^\n]*", b"", match.group(2)):
-                continue
-            kind, project, module = self._source(match.group(1))
-            if kind == "any" or (project is not None and project.star_names(module)):
-                return True
-        return False
+            if b"*" in re.sub(rb"#[^\n]*", b"", match.group(2)):
+                yield self._source(match.group(1))
 
 
 @dataclass(frozen=True)
@@ -704,6 +701,11 @@ class TextFilter:
 # the parts may hold line ends: the arguments are inside the call's brackets).
 _FIRST_ARGUMENT = re.compile(rb"\s*([A-Za-z_]\w*)(?:\s*\.\s*(\w+))?(?:\s*\.\s*\w+)*\s*,")
 _ARGUMENTS_LIMIT = 4096  # bytes: a call whose arguments go on longer is not read
+
+
+def _joined(module: bytes) -> bytes:
+    """A module's name as written in an import (`. utils`, `pkg \\` then `.x`), without its gaps."""
+    return re.sub(rb"[\s\\]+", b"", module)
 
 
 def _call_arguments(data: bytes, opened: int) -> bytes | None:

@@ -283,6 +283,12 @@ def test_calls_through_another_root_are_typed_by_the_project(project):
     assert filtered.json == unfiltered.json
 
 
+def _three_ways(project, *paths: str):
+    """`check` with the speed-ups on, with `--no-prefilter` and with `--no-slicing`."""
+    return [run_privlint("check", *paths, "--format", "json", "--no-cache", *extra, cwd=project)
+            for extra in ((), ("--no-prefilter",), ("--no-slicing",))]
+
+
 def test_a_private_name_another_module_hands_on_is_a_use_site(project):
     """`_C.foo()` writes a private name, not a private attribute: the detector reports it when
     `_C` is a private torch path another module of the project hands on (or a star import, by
@@ -328,8 +334,7 @@ def test_a_private_name_another_module_hands_on_is_a_use_site(project):
     passed = {name for name in files
               if ctx.relevant.search((project / name).read_bytes(), origin_of(ctx, str(project / name)))}
     assert passed == set(files) - {"pkg/public.py", "pkg/public_path.py"}
-    runs = [run_privlint("check", "--format", "json", "--no-cache", *extra, cwd=project)
-            for extra in ((), ("--no-prefilter",), ("--no-slicing",))]
+    runs = _three_ways(project)
     got = sorted((f["path"], f["line"], f["api"]) for f in runs[0].findings if f["path"] != "pkg/compat.py")
     assert got == [
         ("pkg/aliased.py", 3, "torch._C.foo"),
@@ -359,9 +364,7 @@ def test_a_relative_import_inside_torch_hands_on_its_private_module(project):
                                                 "def f(t):\n    return _fc.all_reduce(t)\n")
     write(project, "torch/distributed/given.py", "from . import _functional_collectives as fc\n"
                                                  "_g = fc\n_g.all_reduce(t)\n")
-    runs = [run_privlint("check", "torch/distributed/case.py", "torch/distributed/given.py", "--format",
-                         "json", "--no-cache", *extra, cwd=project)
-            for extra in ((), ("--no-prefilter",), ("--no-slicing",))]
+    runs = _three_ways(project, "torch/distributed/case.py", "torch/distributed/given.py")
     assert [(f["path"], f["line"], f["api"]) for f in runs[0].findings] == [
         ("torch/distributed/case.py", 4, "torch.distributed._functional_collectives.all_reduce"),
         ("torch/distributed/given.py", 3, "torch.distributed._functional_collectives.all_reduce"),
@@ -386,9 +389,7 @@ def test_a_module_under_another_root_of_the_catalog_is_the_projects(project):
     write(project, "mylib/absolute.py", "from mylib.compat import C\n_D = C\n_D.foo()\n")
     write(project, "mylib/relative.py", "from .compat import C\n_D = C\n_D.foo()\n")
     write(project, "mylib/star.py", "from mylib.compat import *\n_D = C\n_D.foo()\n")
-    runs = [run_privlint("check", "mylib/absolute.py", "mylib/relative.py", "mylib/star.py", "--format",
-                         "json", "--no-cache", *extra, cwd=project)
-            for extra in ((), ("--no-prefilter",), ("--no-slicing",))]
+    runs = _three_ways(project, "mylib/absolute.py", "mylib/relative.py", "mylib/star.py")
     assert [(f["path"], f["line"], f["api"]) for f in runs[0].findings] == [
         ("mylib/absolute.py", 3, "torch._C.foo"), ("mylib/relative.py", 3, "torch._C.foo"),
         ("mylib/star.py", 3, "torch._C.foo")], runs[0].stdout
