@@ -131,12 +131,25 @@ def _has_private_string(data: bytes) -> bool:
     return False
 
 
+def _star_import(data: bytes) -> bool:
+    """Whether the text may hold a star import (`import *`, `import (*`): _STAR_IMPORT tried
+    where each `import` stands, found at C speed (a file has few), where a search reads every byte."""
+    at = data.find(b"import")
+    while at >= 0:
+        if _STAR_IMPORT.match(data, at) is not None:
+            return True
+        at = data.find(b"import", at + 6)
+    return False
+
+
 def may_spell_a_name(data: bytes) -> bool:
     """Whether a string here may spell a name no plain text of the file holds: an escape that
-    may be a letter or `_`, or a word split by a backslash at a line's end."""
-    return _LETTER_ESCAPE.search(data) is not None \
+    may be a letter or `_`, or a word split by a backslash at a line's end. (Both start with a
+    backslash: a file without one, most, is told at C speed, where a pattern reads every byte.)"""
+    return b"\\" in data and (
+        _LETTER_ESCAPE.search(data) is not None
         or any(match.start() and data[match.start() - 1] in _WORD_BYTES
-               for match in _SPLIT_WORD.finditer(data))
+               for match in _SPLIT_WORD.finditer(data)))
 _NAME = re.compile(rb"[A-Za-z_\x80-\xff][\w\x80-\xff]*")
 
 
@@ -517,7 +530,7 @@ class _Values:
                     handed = project.exported(absolute_module, original.decode("utf-8", "replace"))
                     if handed is not None and handed[0] == "path" and has_private_part(handed[1]):
                         return True
-        if _STAR_IMPORT.search(self.data) is None:
+        if not _star_import(self.data):
             return False
         for kind, project, module in self._star_sources():
             handed = project.star_names(module).values() if project is not None else ()
@@ -573,7 +586,8 @@ class TextFilter:
         # `DTensor`, which only lets more by; so does an escape that may spell a letter.)
         named = bool(accesses or private_string) and (any(name in data for name in self.types)
                                                       or may_spell_a_name(data))
-        if named and (_casts(data) or _STAR_IMPORT.search(data)):
+        star = _star_import(data)
+        if named and (star or _casts(data)):
             return True  # a cast, or a name a star import may bind, types what the text cannot follow
         # What the file gives its names, asked lazily and once for attributes and getattr alike.
         values = _Values(data, self.roots, self.results, origin, self.types if named else ())
@@ -582,7 +596,7 @@ class TextFilter:
                 return True  # `x. self._y`: an attribute named `self`, not the method's own
             if self._typed_access(data, accesses, values):
                 return True
-        if (accesses or b"getattr" in data) and _STAR_IMPORT.search(data) and values.star_may_type():
+        if (accesses or b"getattr" in data) and star and values.star_may_type():
             # A star import may bind any name, a tracked type too, under any name: a base class
             # may then type `self` (`from .compat import *` where compat has `PG`).
             return True

@@ -197,6 +197,9 @@ HANDED_ON_TYPES = {
     "a star import's renamed type as a base": {
         **COMPAT, "pkg/case.py": "from .compat import *\nclass W(PG):\n    def go(self):\n"
                                  "        return self._allgather_base(a, b)\n"},
+    "a star import after other imports": {
+        **COMPAT, "pkg/case.py": "import os\nimport sys as importer\nfrom .compat import *\ndef f(pg: PG):\n"
+                                 "    return pg._allgather_base(a, b)\n"},
     "a star import's name in getattr": {
         **COMPAT, "pkg/case.py": "from .compat import *\ngather = getattr(dist, '_all_gather_base')\n"},
     "a relative import with spaces": {
