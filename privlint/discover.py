@@ -143,12 +143,14 @@ def _walk(top: Path, root: Path, patterns: list[str], seen: set[str],
     # Paths are text here, and a Path is made only for a file found: a corpus has thousands
     # of entries, and pathlib's parsing of each was most of the walk.
     def visit(directory: str) -> None:
-        pushed = stack.enter(Path(directory))
         try:
             entries = sorted(os.scandir(directory), key=lambda e: e.name)
         except OSError as exc:
             missing.append(Missing(Path(directory), f"cannot list directory: {exc.strerror or exc}"))
             entries = []
+        # Only a folder that lists a .gitignore is asked to read one: most folders have none,
+        # and a failed open of each cost as much as the rest of the walk.
+        pushed = any(entry.name == ".gitignore" for entry in entries) and stack.enter(Path(directory))
         # Walked from a resolved folder without following links, every folder reached is its
         # own real path: its entries are not resolved one by one (a link among them is, below).
         if directory == root_text[:-1]:
