@@ -132,13 +132,28 @@ def _has_private_string(data: bytes) -> bool:
 
 def _star_import(data: bytes) -> bool:
     """Whether the text may hold a star import (`import *`, `import (*`): _STAR_IMPORT tried
-    where each `import` stands, found at C speed (a file has few), where a search reads every byte."""
+    where each `import` stands (_import_positions), where a search reads every byte."""
+    return any(_STAR_IMPORT.match(data, at) is not None for at in _import_positions(data))
+
+
+# The text _import_positions last read, and where `import` stands in it.
+_IMPORTS_READ: "list[tuple[bytes, tuple[int, ...]] | None]" = [None]
+
+
+def _import_positions(data: bytes) -> "tuple[int, ...]":
+    """Where each `import` stands in the text (a word's part too: `importlib`), found at C
+    speed once per file; a file's readings ask up to five times (star imports, clauses,
+    statements). The last file's answer is kept, by the identity of its bytes."""
+    last = _IMPORTS_READ[0]
+    if last is not None and last[0] is data:
+        return last[1]
+    found = []
     at = data.find(b"import")
     while at >= 0:
-        if _STAR_IMPORT.match(data, at) is not None:
-            return True
+        found.append(at)
         at = data.find(b"import", at + 6)
-    return False
+    _IMPORTS_READ[0] = (data, tuple(found))
+    return _IMPORTS_READ[0][1]
 
 
 def may_spell_a_name(data: bytes) -> bool:
@@ -846,10 +861,8 @@ def _import_binds(data: bytes) -> bool:
 def _import_statements(data: bytes):
     """(where `import` stands, where its names end: _statement_end) for each `import` in the
     text, a word's part (`importlib`) or a string's too, which only reads more."""
-    start = data.find(b"import")
-    while start >= 0:
+    for start in _import_positions(data):
         yield start, _statement_end(data, start + 6)
-        start = data.find(b"import", start + 6)
 
 
 def _statement_end(data: bytes, at: int) -> int:
@@ -1400,8 +1413,7 @@ def _import_clauses(data: bytes):
     (after any indentation; a line continued onto it is one too), or after `;` or a header's `:`."""
     # Each `import` is tried where it stands: one that is not a statement's (in a comment that
     # ends with a backslash) must not swallow the next line's.
-    start = data.find(b"import")
-    while start >= 0:
+    for start in _import_positions(data):
         j = start - 1
         while j >= 0 and data[j] in b" \t\x0c":
             j -= 1
@@ -1409,7 +1421,6 @@ def _import_clauses(data: bytes):
             match = _IMPORT.match(data, start)
             if match is not None:
                 yield from ((start, clause) for clause in match.group(1).split(b","))
-        start = data.find(b"import", start + 6)
 
 
 def _shortest(names) -> tuple[bytes, ...]:
