@@ -130,12 +130,6 @@ def _has_private_string(data: bytes) -> bool:
     return False
 
 
-def _star_import(data: bytes) -> bool:
-    """Whether the text may hold a star import (`import *`, `import (*`): _STAR_IMPORT tried
-    where each `import` stands (_import_positions), where a search reads every byte."""
-    return any(_STAR_IMPORT.match(data, at) is not None for at in _import_positions(data))
-
-
 # The text _import_positions last read, and where `import` stands in it.
 _IMPORTS_READ: "list[tuple[bytes, tuple[int, ...]] | None]" = [None]
 
@@ -156,6 +150,12 @@ def _import_positions(data: bytes) -> "tuple[int, ...]":
     return _IMPORTS_READ[0][1]
 
 
+def _star_import(data: bytes) -> bool:
+    """Whether the text may hold a star import (`import *`, `import (*`): _STAR_IMPORT tried
+    where each `import` stands (_import_positions), where a search reads every byte."""
+    return any(_STAR_IMPORT.match(data, at) is not None for at in _import_positions(data))
+
+
 def may_spell_a_name(data: bytes) -> bool:
     """Whether a string here may spell a name no plain text of the file holds: an escape that
     may be a letter or `_`, or a word split by a backslash at a line's end. (Both start with a
@@ -164,6 +164,8 @@ def may_spell_a_name(data: bytes) -> bool:
         _LETTER_ESCAPE.search(data) is not None
         or any(match.start() and data[match.start() - 1] in _WORD_BYTES
                for match in _SPLIT_WORD.finditer(data)))
+
+
 _NAME = re.compile(rb"[A-Za-z_\x80-\xff][\w\x80-\xff]*")
 
 
