@@ -280,11 +280,7 @@ class _Values:
         """Whether the file may give `name` a value the detector types: an import (`from .utils
         import dist`, `import torch.distributed as dist`), a `def` (its returns), a walrus, or
         an assignment or a loop whose value or iterable is not plainly untyped; in a file that
-        names a tracked type, also an annotation or an `isinstance` of it. `None`, `True` and
-        `False` are keywords: nothing binds them, and the resolver types none (a value that starts
-        with one, `None if c else pg`, is asked here, and each would read every place it stands)."""
-        if name in _KEYWORD_CONSTANTS:
-            return False
+        names a tracked type, also an annotation or an `isinstance` of it."""
         known = self._known.get(name)
         if known is not None:
             return known
@@ -1306,8 +1302,7 @@ _TAIL_STARTS = frozenset(b" \t\n\r\x0b\x0c)\\#:=")
 
 
 _LITERAL_STARTS = frozenset(bytes([c]) for c in b"\"'0123456789[{-+~")  # literals, negations
-_KEYWORD_CONSTANTS = frozenset({b"None", b"True", b"False"})
-_CONSTANTS = _KEYWORD_CONSTANTS | {b"...", b"()", b"[]", b"{}"}
+_CONSTANTS = frozenset({b"None", b"True", b"False", b"...", b"()", b"[]", b"{}"})
 # The start of a value: its head name, and the attribute after it (for `self.<attr>`).
 _HEAD = re.compile(rb"([A-Za-z_\x80-\xff][\w\x80-\xff]*)(?:[ \t]*\.[ \t]*([A-Za-z_\x80-\xff][\w\x80-\xff]*))?")
 _VALUE_KEYWORDS = frozenset(b"await lambda not yield".split())

@@ -264,21 +264,6 @@ def test_receivers_the_text_can_tell_are_not_typed():
     assert TEXT.search(quoted)
 
 
-def test_a_value_that_starts_with_a_keyword_types_nothing():
-    # Nothing binds `None`, `True` or `False`, and the resolver types no conditional: a value
-    # that starts with one is untyped, even where the text would read `None:` (a dict's key)
-    # as an annotation of the name `None` in a file that names a tracked type.
-    data = (b"from torch.distributed.device_mesh import DeviceMesh\n"
-            b"KINDS = {None: DeviceMesh}\n"
-            b"def f(flag, other):\n"
-            b"    mesh = None if flag else other\n"
-            b"    return mesh._x_internal(1)\n")
-    assert not TEXT.search(data)
-    assert check_source(data, "case.py", WHOLE).findings == []
-    # A name that only looks like one is a name like any other.
-    assert TEXT.search(data.replace(b"None", b"Nones"))
-
-
 # Candidates written in prose (prose.py) and the same in code: a comment or a plain string
 # holds no finding, an f-string's field is code, and past what the file's tokens cannot be
 # read for sure (Python 3.12's quotes inside a field) everything is code.
