@@ -385,11 +385,13 @@ class Detector(ScopeTracking, Visitor):
         if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
             return self._narrow(test.expression, region, not negated)
         # Two positional arguments, the only call of `isinstance` that runs (it takes no
-        # keywords), as the `ast` gate reads it too.
+        # keywords), as the `ast` gate reads it too. `None`, `True` and `False` are names to
+        # libcst, but no value of theirs is ever narrowed (and the gate reads them as constants).
         if negated or not (isinstance(test, cst.Call) and isinstance(test.func, cst.Name)
                            and test.func.value == "isinstance" and len(test.args) == 2
                            and all(arg.keyword is None and not arg.star for arg in test.args)
-                           and isinstance(test.args[0].value, cst.Name)):
+                           and isinstance(test.args[0].value, cst.Name)
+                           and test.args[0].value.value not in ("None", "True", "False")):
             return None
         binding = self.resolver.annotation(test.args[1].value)
         if binding is not None and binding.kind == INSTANCE:

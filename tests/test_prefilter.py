@@ -264,6 +264,23 @@ def test_receivers_the_text_can_tell_are_not_typed():
     assert TEXT.search(quoted)
 
 
+def test_an_isinstance_of_a_keyword_narrows_nothing():
+    # libcst reads `None`, `True` and `False` as names, and the detector once narrowed them
+    # (`None._x()` after `assert isinstance(None, DeviceMesh)` was reported), where the gate
+    # reads them as constants and lost the file: no value of theirs is ever narrowed.
+    head = b"from torch.distributed.device_mesh import DeviceMesh\n"
+    keywords = {
+        "the keyword itself": head + b"assert isinstance(None, DeviceMesh)\nNone._zzz_priv()\n",
+        "a name given the keyword": head + b"assert isinstance(None, DeviceMesh)\nm = None\nm._zzz_priv()\n",
+        "in an if": head + b"if isinstance(True, DeviceMesh):\n    m = True\n    m._zzz_priv()\n",
+    }
+    for name, data in keywords.items():
+        assert check_source(data, "case.py", WHOLE).findings == [], name
+        assert check_source(data, "case.py", FILTERED).findings == [], name
+    named = head + b"def f(m):\n    assert isinstance(m, DeviceMesh)\n    m._zzz_priv()\n"
+    assert [f.code for f in check_source(named, "case.py", WHOLE).findings] == ["PRV900"]
+
+
 # Candidates written in prose (prose.py) and the same in code: a comment or a plain string
 # holds no finding, an f-string's field is code, and past what the file's tokens cannot be
 # read for sure (Python 3.12's quotes inside a field) everything is code.
