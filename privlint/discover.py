@@ -149,8 +149,9 @@ def _walk(top: Path, root: Path, patterns: list[str], seen: set[str],
             missing.append(Missing(Path(directory), f"cannot list directory: {exc.strerror or exc}"))
             entries = []
         # Only a folder that lists a .gitignore is asked to read one: most folders have none,
-        # and a failed open of each cost as much as the rest of the walk.
-        pushed = any(entry.name == ".gitignore" for entry in entries) and stack.enter(Path(directory))
+        # and a failed open of each cost as much as the rest of the walk. (Any case: on a file
+        # system that folds case, the open of `.gitignore` reads a `.GitIgnore`.)
+        pushed = any(entry.name.lower() == ".gitignore" for entry in entries) and stack.enter(Path(directory))
         # Walked from a resolved folder without following links, every folder reached is its
         # own real path: its entries are not resolved one by one (a link among them is, below).
         if directory == root_text[:-1]:

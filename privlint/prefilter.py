@@ -146,8 +146,9 @@ def _import_positions(data: bytes) -> "tuple[int, ...]":
     while at >= 0:
         found.append(at)
         at = data.find(b"import", at + 6)
-    _IMPORTS_READ[0] = (data, tuple(found))
-    return _IMPORTS_READ[0][1]
+    positions = tuple(found)
+    _IMPORTS_READ[0] = (data, positions)
+    return positions
 
 
 def _star_import(data: bytes) -> bool:
