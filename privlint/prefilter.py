@@ -130,31 +130,22 @@ def _has_private_string(data: bytes) -> bool:
     return False
 
 
-# The text _import_positions last read, and where `import` stands in it.
-_IMPORTS_READ: "list[tuple[bytes, tuple[int, ...]] | None]" = [None]
-
-
 def _import_positions(data: bytes) -> "tuple[int, ...]":
     """Where each `import` stands in the text (a word's part too: `importlib`), found at C
-    speed once per file; a file's readings ask up to five times (star imports, clauses,
-    statements). The last file's answer is kept, by the identity of its bytes."""
-    last = _IMPORTS_READ[0]
-    if last is not None and last[0] is data:
-        return last[1]
+    speed. Read once per file (TextFilter._search): the star reading, the clauses and the
+    statements all walk these."""
     found = []
     at = data.find(b"import")
     while at >= 0:
         found.append(at)
         at = data.find(b"import", at + 6)
-    positions = tuple(found)
-    _IMPORTS_READ[0] = (data, positions)
-    return positions
+    return tuple(found)
 
 
-def _star_import(data: bytes) -> bool:
+def _star_import(data: bytes, imports_at: "tuple[int, ...]") -> bool:
     """Whether the text may hold a star import (`import *`, `import (*`): _STAR_IMPORT tried
-    where each `import` stands (_import_positions), where a search reads every byte."""
-    return any(_STAR_IMPORT.match(data, at) is not None for at in _import_positions(data))
+    where each `import` stands (`imports_at`), where a search reads every byte."""
+    return any(_STAR_IMPORT.match(data, at) is not None for at in imports_at)
 
 
 def may_spell_a_name(data: bytes) -> bool:
@@ -258,8 +249,10 @@ class _Values:
     LIMIT = 64
 
     def __init__(self, data: bytes, roots: frozenset[bytes], results: frozenset[bytes],
-                 origin: "Callable[[], Origin] | None" = None, types: tuple[bytes, ...] = ()) -> None:
+                 origin: "Callable[[], Origin] | None" = None, types: tuple[bytes, ...] = (),
+                 imports_at: "tuple[int, ...] | None" = None) -> None:
         self.data = data
+        self.imports_at = _import_positions(data) if imports_at is None else imports_at
         self.roots = roots
         self.results = results  # the callee names whose calls may be typed (_untyped_call)
         self._foreign_words: frozenset[bytes] | None = None
@@ -334,7 +327,7 @@ class _Values:
         if self._self_value is None:
             self._self_value = True  # asked again while this is worked out: "maybe"
             self._self_value = self.self_typed() or (
-                _bound_as_name(self.data, bool(self.types))
+                _bound_as_name(self.data, bool(self.types), self.imports_at)
                 and (self.typed_name(b"self") or self.typed_name(b"cls")))
         return self._self_value
 
@@ -413,7 +406,7 @@ class _Values:
         if known is None:
             self.asked += 1
             if head in (b"self", b"cls"):
-                known = _bound_as_name(self.data, bool(self.types))
+                known = _bound_as_name(self.data, bool(self.types), self.imports_at)
             else:
                 known = self.asked > self.LIMIT or head in self.foreign_import_words() \
                     or any(value is None or cut or _may_be_alias(value)
@@ -428,7 +421,7 @@ class _Values:
         (`importlib`) counts as well, which only keeps more names."""
         if self._foreign_words is None:
             words: set[bytes] = set()
-            for start, end in _import_statements(self.data):
+            for start, end in _import_statements(self.data, self.imports_at):
                 words.update(_foreign_words(self.data, start, end))
             self._foreign_words = frozenset(words)
         return self._foreign_words
@@ -474,7 +467,7 @@ class _Values:
                         pairs = [(part, None) for part in parts]
                     for local, original in pairs:
                         found.setdefault(local, []).append((module, original))
-            for _, clause in _import_clauses(self.data):
+            for _, clause in _import_clauses(self.data, self.imports_at):
                 words = _NAME.findall(clause)
                 if not words:
                     continue
@@ -547,7 +540,7 @@ class _Values:
                     handed = project.exported(absolute_module, original.decode("utf-8", "replace"))
                     if handed is not None and handed[0] == "path" and has_private_part(handed[1]):
                         return True
-        if not _star_import(self.data):
+        if not _star_import(self.data, self.imports_at):
             return False
         for kind, project, module in self._star_sources():
             handed = project.star_names(module).values() if project is not None else ()
@@ -603,11 +596,12 @@ class TextFilter:
         # `DTensor`, which only lets more by; so does an escape that may spell a letter.)
         named = bool(accesses or private_string) and (any(name in data for name in self.types)
                                                       or may_spell_a_name(data))
-        star = _star_import(data)
+        imports_at = _import_positions(data)
+        star = _star_import(data, imports_at)
         if named and (star or _casts(data)):
             return True  # a cast, or a name a star import may bind, types what the text cannot follow
         # What the file gives its names, asked lazily and once for attributes and getattr alike.
-        values = _Values(data, self.roots, self.results, origin, self.types if named else ())
+        values = _Values(data, self.roots, self.results, origin, self.types if named else (), imports_at)
         if accesses:
             if any(not in_prose(data, match.start()) for match in _overlapping(_DOTTED_SELF, data)):
                 return True  # `x. self._y`: an attribute named `self`, not the method's own
@@ -623,7 +617,7 @@ class TextFilter:
             return True  # `_C.foo()` after `from .compat import _C`
         if not any(root in data for root in self.roots):
             return False  # what follows reads imports from a root, which name it
-        if self._imports_private(data):
+        if self._imports_private(data, imports_at):
             return True
         for match in _from_imports(self.from_root, data):
             names = match.group(1)
@@ -632,9 +626,9 @@ class TextFilter:
                 return True
         return False
 
-    def _imports_private(self, data: bytes) -> bool:
+    def _imports_private(self, data: bytes, imports_at: "tuple[int, ...]") -> bool:
         """`import torch._dynamo`, `import os, torch._C as C`, `from torch._C import x`."""
-        for at, clause in _import_clauses(data):
+        for at, clause in _import_clauses(data, imports_at):
             if not any(root in clause for root in self.roots):
                 continue  # most clauses: a cheap look before the names are read
             words = _NAME.findall(clause)
@@ -837,7 +831,7 @@ def _casts(data: bytes) -> bool:
                for match in _CAST_CALL.finditer(data))
 
 
-def _bound_as_name(data: bytes, named: bool) -> bool:
+def _bound_as_name(data: bytes, named: bool, imports_at: "tuple[int, ...]") -> bool:
     """Whether the text may bind `self` or `cls` itself, not one of its attributes (`self = v`,
     `(self) = v`, `self := v`, `self: T`, `for self in`, `import ... as self`, `def self():`),
     or, in a file that names a tracked type (`named`), narrow it (`isinstance(self, T)`). (A
@@ -845,22 +839,23 @@ def _bound_as_name(data: bytes, named: bool) -> bool:
     present = [name for name in (b"self", b"cls") if name in data]
     return any(start == 0 or data[start - 1] not in _BEFORE_NAME for name in present
                for start in (match.start() for match in _BINDING_TAILS[name].finditer(data))) \
-        or _import_binds(data) or _DEF_SELF.search(data) is not None \
+        or _import_binds(data, imports_at) or _DEF_SELF.search(data) is not None \
         or (named and any(_NARROWS[name].search(data) for name in present))
 
 
-def _import_binds(data: bytes) -> bool:
+def _import_binds(data: bytes, imports_at: "tuple[int, ...]") -> bool:
     """Whether an import statement may bind `self` or `cls` (`import a as self`, `from a import
     (b as cls)`, `from torch import self`): the text after each `import` up to its line's end,
     or its bracket's close, holds the name as a word. Imports are few, so this costs far less
     than a scan of the file."""
-    return any(_SELF_WORD.search(data, start, end) is not None for start, end in _import_statements(data))
+    return any(_SELF_WORD.search(data, start, end) is not None
+               for start, end in _import_statements(data, imports_at))
 
 
-def _import_statements(data: bytes):
+def _import_statements(data: bytes, imports_at: "tuple[int, ...]"):
     """(where `import` stands, where its names end: _statement_end) for each `import` in the
-    text, a word's part (`importlib`) or a string's too, which only reads more."""
-    for start in _import_positions(data):
+    text (`imports_at`), a word's part (`importlib`) or a string's too, which only reads more."""
+    for start in imports_at:
         yield start, _statement_end(data, start + 6)
 
 
@@ -1405,13 +1400,13 @@ def _overlapping(pattern: "re.Pattern[bytes]", data: bytes, start: int = 0, end:
         match = pattern.search(data, match.start() + 1, end)
 
 
-def _import_clauses(data: bytes):
+def _import_clauses(data: bytes, imports_at: "tuple[int, ...]"):
     """The clauses of every `import a.b as c, d` statement (not `from ... import`), each with
-    where its `import` stands: an `import` where a statement may start, at a line's start
+    where its `import` stands (`imports_at`): one where a statement may start, at a line's start
     (after any indentation; a line continued onto it is one too), or after `;` or a header's `:`."""
     # Each `import` is tried where it stands: one that is not a statement's (in a comment that
     # ends with a backslash) must not swallow the next line's.
-    for start in _import_positions(data):
+    for start in imports_at:
         j = start - 1
         while j >= 0 and data[j] in b" \t\x0c":
             j -= 1
