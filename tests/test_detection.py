@@ -388,6 +388,7 @@ import torch
 
 torch.npu._lazy_init()
 torch.mlu._is_in_bad_fork()
+torch.supa._lazy_call(print)
 ''', []),
     "fp_project_sets_its_own_attribute": ('''
 import torch.nn as nn

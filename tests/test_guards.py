@@ -99,6 +99,7 @@ def test_annotations_type_receivers(annotation, expected):
     ("torch.nn.init._calculate_fan_in_and_fan_out", "PRV900"),  # known only to be private
     ("torch.ops.mylib._op", None),      # a project's operator namespace
     ("torch.npu._lazy_init", None),     # a vendor's namespace
+    ("torch.supa._lazy_call", None),    # another (deepspeed's SUPA accelerator)
     ("torch.distributed.all_reduce", None),
 ])
 def test_catalog_match(path, code):
