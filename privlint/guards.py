@@ -19,7 +19,7 @@ from typing import Callable
 import libcst as cst
 
 from privlint.walk import children
-from privlint.resolve import CAPFLAG, PATH, VERFLAG, Binding, dotted_parts, string_value
+from privlint.resolve import CAPFLAG, PATH, VERFLAG, Binding, dotted_parts, predicate_key, string_value
 
 # What a missing API raises: a missing member, a missing module, or (for a keyword the
 # installed release does not take yet) a TypeError from the call.
@@ -203,6 +203,11 @@ def condition_facts(node: cst.BaseExpression, lookup: Lookup) -> Facts:
             return Facts(frozenset({member}))
         if isinstance(node.func, cst.Name):  # a predicate helper: `def has_x(): return hasattr(...)`
             binding = lookup(node.func.value)
+            if binding is not None and binding.members:
+                return Facts(binding.members)
+        func = node.func
+        if type(func) is cst.Attribute and type(func.value) is cst.Name and func.value.value in ("self", "cls"):
+            binding = lookup(f"self.{predicate_key(func.attr.value)}")  # the same, as a method
             if binding is not None and binding.members:
                 return Facts(binding.members)
         if isinstance(node.func, cst.Name) and node.func.value in ("callable", "bool") and node.args:

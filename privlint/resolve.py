@@ -56,6 +56,13 @@ HANDED_ON = "handed on"  # the origin of a PATH binding another project module m
 _BUILTINS = frozenset(dir(builtins))
 
 
+def predicate_key(method: str) -> str:
+    """Where a class's predicate method is kept among its attributes (`ClassInfo.attr_types`):
+    `supported()`, a key no attribute's name can be, so `self.supported` itself (a bound
+    method, always true) is never read as the flag its call is."""
+    return f"{method}()"
+
+
 @dataclass
 class ClassInfo:
     name: str

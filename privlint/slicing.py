@@ -39,7 +39,8 @@ literal, whatever it holds.
 Some statements are kept for the shape of the code: the last statement of an `if` without
 `else` (whether its body "leaves" is read from it), a statement of every body (none can be
 empty), and two of a function's statements when it has two or more (a one-statement function
-`return hasattr(...)` is read as a capability predicate). A `try` with a candidate in a
+`return hasattr(...)` is read as a capability predicate; a class's predicate method is kept
+when kept code calls it through `self` or `cls`). A `try` with a candidate in a
 handler, `else` or `finally` is kept whole (a handler's guard reads the whole try body); a
 `match` is kept whole.
 
@@ -303,7 +304,27 @@ def _may_be_a_flag(value: ast.expr, assigned: frozenset[str]) -> bool:
         elif kind is ast.Call and type(node.func) is ast.Name \
                 and (node.func.id in _PROBES or node.func.id in assigned):
             return True
+        elif kind is ast.Call and _on_self(node.func):
+            return True  # `self.supported()`: a predicate method's call
     return False
+
+
+def _may_be_predicate(unit: "_Unit", assigned: frozenset[str] | None) -> bool:
+    """Whether a class's statement may define a predicate method the detector reads
+    (tracking.py's `_predicate`: one statement besides strings, `return <flag>`), which a
+    call `self.<name>()` in any method makes a capability fact. `assigned` None: any call by
+    a name may be a predicate's."""
+    statement = unit.statements[0]
+    if len(unit.statements) != 1 or type(statement) not in _DEFS:
+        return False
+    body = [s for s in statement.body if not _is_string_statement(s)]
+    return len(body) == 1 and type(body[0]) is ast.Return and body[0].value is not None \
+        and (assigned is None or _may_be_a_flag(body[0].value, assigned))
+
+
+def _is_string_statement(statement: ast.stmt) -> bool:
+    return type(statement) is ast.Expr and type(statement.value) is ast.Constant \
+        and type(statement.value.value) in (str, bytes)
 
 
 def _is_guard(statement: ast.stmt) -> bool:
@@ -469,10 +490,14 @@ class _Slicer:
     def need(self, owner: _Scope, attributes: set[bytes]) -> None:
         attributes -= owner.needed
         owner.needed |= attributes
+        assigned = self.stores.assigned if self.stores is not None else None
         for attribute in attributes:
             for unit in owner.storers.pop(attribute, ()):
                 if attribute in _stores_of(unit, self.lines) and self._store_matters(unit, attribute):
                     self.keep(unit)
+            for unit in owner.binders.get(attribute, ()):
+                if _may_be_predicate(unit, assigned):
+                    self.keep(unit)  # `self.<attribute>()` may call a predicate method
 
     def _store_matters(self, unit: _Unit, attribute: bytes) -> bool:
         """Whether what `unit` stores on `self.<attribute>` may change what the detector reads
@@ -536,7 +561,9 @@ class _Slicer:
             needed = stores & owner.needed if stores else ()
             if needed:  # (the tree is walked for what it stores only when such a store is read)
                 needed &= _stores_of(unit, self.lines)
-            if binds & scope.mentioned or any(self._store_matters(unit, attribute) for attribute in needed):
+            if binds & scope.mentioned or any(self._store_matters(unit, attribute) for attribute in needed) \
+                    or (scope.kind == CLASS and binds & scope.needed and _may_be_predicate(
+                        unit, self.stores.assigned if self.stores is not None else None)):
                 self.keep(unit)
                 continue
             for name in binds:

@@ -11,7 +11,7 @@ import libcst as cst
 
 from privlint.guards import Guard, mentions_torch_version
 from privlint.resolve import (CAPFLAG, ELEMENTS, FOREIGN, FUNCTION, INSTANCE, PATH, VERFLAG,
-                              HANDED_ON, Binding, Resolver, dotted_parts)
+                              HANDED_ON, Binding, Resolver, dotted_parts, predicate_key)
 from privlint.walk import Visitor, walk
 
 
@@ -146,6 +146,16 @@ class ScopeTracking:
     def visit_ClassDef(self, node: cst.ClassDef) -> bool:
         self.resolver.bind(node.name.value, Binding(FOREIGN, f"class {node.name.value}"))
         self.resolver.enter_class(node)
+        info = self.resolver.current_class()
+        if info is not None and isinstance(node.body, cst.IndentedBlock):
+            # A predicate method (`def supported(self): return hasattr(...)`), called as
+            # `self.supported()` or `cls.supported()` from any method, before or after it.
+            for statement in node.body.body:
+                if isinstance(statement, cst.FunctionDef):
+                    members = self._predicate(statement)
+                    if members:
+                        info.attr_types[predicate_key(statement.name.value)] = \
+                            Binding(FUNCTION, members=members)
         return True
 
     def leave_ClassDef(self, original_node: cst.ClassDef) -> None:

@@ -507,6 +507,36 @@ def f(mesh: DeviceMesh):
     assert has_unflatten(mesh)
     return mesh._unflatten(0, (2, 2), ("a", "b"))
 ''', []),
+    "guard_predicate_method": ('''
+import torch
+
+HAS_TASK_ID = hasattr(torch._C, "_current_graph_task_id")
+
+class Tracker:
+    def task_id(self):
+        return torch._C._current_graph_task_id() if self.supported() else -1
+
+    @staticmethod
+    def supported():
+        return hasattr(torch._C, "_current_graph_task_id")
+
+    @classmethod
+    def task_id_of_class(cls):
+        if cls.known():
+            return torch._C._current_graph_task_id()
+        return -1
+
+    def known(self):
+        """A predicate through a flag."""
+        return HAS_TASK_ID
+
+    def unguarded(self):
+        return torch._C._current_graph_task_id()
+
+    def a_bound_method_is_always_true(self):
+        if self.supported:
+            return torch._C._current_graph_task_id()
+''', [("PRV401", 24), ("PRV401", 28)]),
     "miss_probe_object_is_a_use": ('''
 import torch
 

@@ -289,6 +289,30 @@ CASES = {
             if has_base():
                 dist._all_gather_base(out, inp)
     """,
+    "a predicate method defined after its use": """
+        import torch.distributed as dist
+        HAS_BASE = hasattr(dist, "_all_gather_base")
+        class Worker:
+            def go(self, out, inp):
+                @BODY@
+                if self.can_gather():
+                    dist._all_gather_base(out, inp)
+        @FILLER4@
+            def can_gather(self):
+                return HAS_BASE
+    """,
+    "a predicate method defined before its use": """
+        import torch.distributed as dist
+        HAS_BASE = hasattr(dist, "_all_gather_base")
+        class Worker:
+            @classmethod
+            def can_gather(cls):
+                return HAS_BASE
+        @FILLER4@
+            def go(self, out, inp):
+                @BODY@
+                return dist._all_gather_base(out, inp) if self.can_gather() else None
+    """,
     "a nested function's result": """
         import torch.distributed as dist
         def outer(out, inp):
@@ -558,6 +582,9 @@ _FLAG_ON_SELF = """
         def __init__(self, config):
             self.ok = @VALUE@
     @FILLER4@
+        def can(self):
+            return HAS_BASE
+    @FILLER4@
         def go(self, out, inp):
             if @TEST@:
                 dist._all_gather_base(out, inp)
@@ -571,6 +598,7 @@ FLAG_VALUES = {
     "an aliased predicate's result": ("check()", "self.ok"),
     "a flag copied": ("HAS_BASE", "self.ok"),
     "a probe through bool": ('bool(hasattr(dist, "_all_gather_base"))', "self.ok"),
+    "a predicate method's result": ("self.can()", "self.ok"),
 }
 for _name, (_value, _test) in FLAG_VALUES.items():
     CASES[f"a flag on self: {_name}"] = _FLAG_ON_SELF.replace("@VALUE@", _value).replace("@TEST@", _test)
