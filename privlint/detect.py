@@ -20,7 +20,7 @@ from privlint.reading import (ModuleFacts, access_text, accessed, call_arguments
                               sets_attributes)
 from privlint.walk import Visitor, quiet_leaves, walk
 from privlint.resolve import (INSTANCE, PATH, UNKNOWN,
-                              Binding, Resolver, dotted_parts, string_value)
+                              Binding, ClassInfo, Resolver, dotted_parts, string_value)
 
 _BLOCKS = frozenset({cst.Module, cst.IndentedBlock, cst.SimpleStatementSuite})
 _COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
@@ -93,6 +93,8 @@ class Detector(ScopeTracking, Visitor):
         self._expression_scopes = 0
         self._calls: dict[int, cst.Call] = {}  # id(callee) -> the call, for fixes
         self._functions: list[cst.FunctionDef] = []
+        # A class's predicate methods, read at its `class` line and known from its body on.
+        self._class_predicates: dict[int, tuple[ClassInfo, dict[str, Binding]]] = {}
         self._returns: list[list | None] = []  # per function: what its returns gave (unannotated)
         self._depth = 0  # def/lambda nesting: a try's handlers guard only code that runs inside it
         self._stores: set[int] = set()  # attributes being assigned to: not uses

@@ -100,6 +100,9 @@ class _Scope:
     # A class's attributes read through `self`, and the statements that store each.
     needed: set[bytes] = field(default_factory=set)
     storers: dict[bytes, list["_Unit"]] = field(default_factory=dict)
+    # A class's names read through `self` that a kept method may define as a predicate: every
+    # other definition of such a name is kept too (the last one is the method that runs).
+    predicates: set[bytes] = field(default_factory=set)
     # Where a call by `named` is looked up: the scope the `def` stands in (a class body's own
     # code calls its functions by name too: `group = make_group()`).
     namer: "_Scope | None" = None
@@ -311,15 +314,22 @@ def _may_be_a_flag(value: ast.expr, assigned: frozenset[str]) -> bool:
 
 def _may_be_predicate(unit: "_Unit", assigned: frozenset[str] | None) -> bool:
     """Whether a class's statement may define a predicate method the detector reads
-    (tracking.py's `_predicate`: one statement besides strings, `return <flag>`), which a
-    call `self.<name>()` in any method makes a capability fact. `assigned` None: any call by
-    a name may be a predicate's."""
+    (tracking.py's `_predicate`), which a call `self.<name>()` in any method makes a
+    capability fact. libcst reads a body by its lines, each judged by its first statement
+    (`return pg; x = 1` is a return, `"doc"; x = 1` a string): a predicate has one line
+    besides strings, and it starts with `return <flag>`. Every literal counts as a string
+    here (libcst skips only a single one), which only keeps more. `assigned` None: any call
+    by a name may be a predicate's."""
     statement = unit.statements[0]
     if len(unit.statements) != 1 or type(statement) not in _DEFS:
         return False
-    body = [s for s in statement.body if not _is_string_statement(s)]
-    return len(body) == 1 and type(body[0]) is ast.Return and body[0].value is not None \
-        and (assigned is None or _may_be_a_flag(body[0].value, assigned))
+    firsts: list[ast.stmt] = []  # the first statement of each line of the body
+    for inner in statement.body:
+        if not firsts or inner.lineno != firsts[-1].lineno:
+            firsts.append(inner)
+    lines = [first for first in firsts if not _is_string_statement(first)]
+    return len(lines) == 1 and type(lines[0]) is ast.Return and lines[0].value is not None \
+        and (assigned is None or _may_be_a_flag(lines[0].value, assigned))
 
 
 def _is_string_statement(statement: ast.stmt) -> bool:
@@ -495,9 +505,21 @@ class _Slicer:
             for unit in owner.storers.pop(attribute, ()):
                 if attribute in _stores_of(unit, self.lines) and self._store_matters(unit, attribute):
                     self.keep(unit)
-            for unit in owner.binders.get(attribute, ()):
-                if _may_be_predicate(unit, assigned):
-                    self.keep(unit)  # `self.<attribute>()` may call a predicate method
+            units = owner.binders.get(attribute, ())
+            if any(_may_be_predicate(unit, assigned) for unit in units):
+                owner.predicates.add(attribute)  # `self.<attribute>()` may call a predicate method
+                for unit in units:
+                    self.keep(unit)
+
+    def _defines_predicate(self, unit: _Unit, binds: set[bytes]) -> bool:
+        """Whether a class's statement binding names its methods read through `self` may
+        define a predicate method, or redefine one that may (the last definition runs)."""
+        if binds & unit.scope.predicates:
+            return True
+        if _may_be_predicate(unit, self.stores.assigned if self.stores is not None else None):
+            unit.scope.predicates |= binds & unit.scope.needed
+            return True
+        return False
 
     def _store_matters(self, unit: _Unit, attribute: bytes) -> bool:
         """Whether what `unit` stores on `self.<attribute>` may change what the detector reads
@@ -562,8 +584,7 @@ class _Slicer:
             if needed:  # (the tree is walked for what it stores only when such a store is read)
                 needed &= _stores_of(unit, self.lines)
             if binds & scope.mentioned or any(self._store_matters(unit, attribute) for attribute in needed) \
-                    or (scope.kind == CLASS and binds & scope.needed and _may_be_predicate(
-                        unit, self.stores.assigned if self.stores is not None else None)):
+                    or (scope.kind == CLASS and binds & scope.needed and self._defines_predicate(unit, binds)):
                 self.keep(unit)
                 continue
             for name in binds:

@@ -117,7 +117,10 @@ class ScopeTracking:
         return True
 
     def _predicate(self, node: cst.FunctionDef) -> frozenset[str]:
-        """`def has_x(): return hasattr(dist, "_x")`: the members a true result proves present."""
+        """`def has_x(): return hasattr(dist, "_x")`: the members a true result proves present.
+        Not an `async def`'s: its call gives a coroutine, true whatever it would return."""
+        if node.asynchronous is not None:
+            return frozenset()
         body = node.body.body if isinstance(node.body, cst.IndentedBlock) else node.body.body
         statements = [s for s in body if not (isinstance(s, cst.SimpleStatementLine)
                                               and isinstance(s.body[0], cst.Expr)
@@ -149,13 +152,35 @@ class ScopeTracking:
         info = self.resolver.current_class()
         if info is not None and isinstance(node.body, cst.IndentedBlock):
             # A predicate method (`def supported(self): return hasattr(...)`), called as
-            # `self.supported()` or `cls.supported()` from any method, before or after it.
+            # `self.supported()` or `cls.supported()` from any method, before or after it: the
+            # last definition of the name is the one that runs. Known once the body is
+            # reached (visit_IndentedBlock): `self` in the class's own header is the enclosing
+            # class's.
+            predicates: dict[str, Binding] = {}
             for statement in node.body.body:
                 if isinstance(statement, cst.FunctionDef):
                     members = self._predicate(statement)
                     if members:
-                        info.attr_types[predicate_key(statement.name.value)] = \
-                            Binding(FUNCTION, members=members)
+                        predicates[statement.name.value] = Binding(FUNCTION, members=members)
+                    else:
+                        predicates.pop(statement.name.value, None)
+                elif isinstance(statement, cst.SimpleStatementLine):
+                    for small in statement.body:
+                        for target in getattr(small, "targets", ()):
+                            if isinstance(target.target, cst.Name):
+                                predicates.pop(target.target.value, None)
+                        if isinstance(getattr(small, "target", None), cst.Name):
+                            predicates.pop(small.target.value, None)
+            if predicates:
+                self._class_predicates[id(node.body)] = (info, predicates)
+        return True
+
+    def visit_IndentedBlock(self, node: cst.IndentedBlock) -> bool:
+        pending = self._class_predicates.pop(id(node), None) if self._class_predicates else None
+        if pending is not None:
+            info, predicates = pending
+            for name, binding in predicates.items():
+                info.attr_types[predicate_key(name)] = binding
         return True
 
     def leave_ClassDef(self, original_node: cst.ClassDef) -> None:

@@ -537,6 +537,38 @@ class Tracker:
         if self.supported:
             return torch._C._current_graph_task_id()
 ''', [("PRV401", 24), ("PRV401", 28)]),
+    "miss_predicate_methods_that_prove_nothing": ('''
+import torch
+
+HAS_TASK_ID = hasattr(torch._C, "_current_graph_task_id")
+
+def pick(value):
+    return lambda cls: cls
+
+class Outer:
+    def run(self):
+        @pick(torch._C._current_graph_task_id if self.supported() else None)
+        class Inner:
+            def supported(self):
+                return HAS_TASK_ID
+        return Inner
+
+class Tracker:
+    async def supported(self):
+        return HAS_TASK_ID
+
+    def redefined(self):
+        return HAS_TASK_ID
+
+    def redefined(self):
+        return True
+
+    def task_id(self):
+        if self.supported():
+            torch._C._current_graph_task_id()
+        if self.redefined():
+            torch._C._current_graph_task_id()
+''', [("PRV401", 10), ("PRV401", 28), ("PRV401", 30)]),
     "miss_probe_object_is_a_use": ('''
 import torch
 

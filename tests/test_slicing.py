@@ -313,6 +313,31 @@ CASES = {
                 @BODY@
                 return dist._all_gather_base(out, inp) if self.can_gather() else None
     """,
+    "a predicate method whose line goes on after its return": """
+        import torch.distributed as dist
+        HAS_BASE = hasattr(dist, "_all_gather_base")
+        class Worker:
+            def can_gather(self):
+                return HAS_BASE; note = 1
+        @FILLER4@
+            def go(self, out, inp):
+                @BODY@
+                if self.can_gather():
+                    dist._all_gather_base(out, inp)
+    """,
+    "a predicate method after a line that starts with its docstring": """
+        import torch.distributed as dist
+        HAS_BASE = hasattr(dist, "_all_gather_base")
+        class Worker:
+            def can_gather(self):
+                "Whether the base exists."; note = 1
+                return HAS_BASE
+        @FILLER4@
+            def go(self, out, inp):
+                @BODY@
+                if self.can_gather():
+                    dist._all_gather_base(out, inp)
+    """,
     "a nested function's result": """
         import torch.distributed as dist
         def outer(out, inp):
