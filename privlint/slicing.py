@@ -374,8 +374,7 @@ def _is_string(unit: _Unit, lines: list[bytes]) -> bool:
     single literal, text or bytes. Literals side by side are one constant to CPython and not
     one string to libcst, so the text tells them apart."""
     statement = unit.statements[0]
-    if not (type(statement) is ast.Expr and type(statement.value) is ast.Constant
-            and type(statement.value.value) in (str, bytes)):
+    if not _is_string_statement(statement):
         return False
     value = statement.value
     first, last = value.lineno, value.end_lineno or value.lineno
@@ -500,7 +499,7 @@ class _Slicer:
     def need(self, owner: _Scope, attributes: set[bytes]) -> None:
         attributes -= owner.needed
         owner.needed |= attributes
-        assigned = self.stores.assigned if self.stores is not None else None
+        assigned = self._assigned()
         for attribute in attributes:
             for unit in owner.storers.pop(attribute, ()):
                 if attribute in _stores_of(unit, self.lines) and self._store_matters(unit, attribute):
@@ -516,10 +515,14 @@ class _Slicer:
         define a predicate method, or redefine one that may (the last definition runs)."""
         if binds & unit.scope.predicates:
             return True
-        if _may_be_predicate(unit, self.stores.assigned if self.stores is not None else None):
+        if _may_be_predicate(unit, self._assigned()):
             unit.scope.predicates |= binds & unit.scope.needed
             return True
         return False
+
+    def _assigned(self) -> frozenset[str] | None:
+        """The names a predicate may be called by (SelfStores.assigned); None: not worked out."""
+        return self.stores.assigned if self.stores is not None else None
 
     def _store_matters(self, unit: _Unit, attribute: bytes) -> bool:
         """Whether what `unit` stores on `self.<attribute>` may change what the detector reads
