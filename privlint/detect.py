@@ -12,12 +12,13 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from privlint.catalog import Catalog, Rule, is_private
-from privlint.guards import (ATTRIBUTE, CALL, IMPORT, Bound, Facts, Guard, caught_kinds,
-                             condition_facts, ends_in_exit, is_type_checking, negate, version_bound)
+from privlint.guards import (ATTRIBUTE, CALL, IMPORT, Bound, Facts, Guard, catches_every_import_error,
+                             caught_kinds, condition_facts, ends_in_exit, is_type_checking, negate,
+                             version_bound)
 from privlint.project import ProjectIndex
 from privlint.tracking import ScopeTracking, bind_import, prebind_module_imports
-from privlint.reading import (ModuleFacts, access_text, accessed, call_arguments, identifiers,
-                              sets_attributes)
+from privlint.reading import (ModuleFacts, access_text, accessed, bound_names, call_arguments,
+                              identifiers, sets_attributes)
 from privlint.walk import Visitor, quiet_leaves, walk
 from privlint.resolve import (INSTANCE, PATH, UNKNOWN,
                               Binding, ClassInfo, Resolver, dotted_parts, string_value)
@@ -87,9 +88,12 @@ class Detector(ScopeTracking, Visitor):
         self._statements: list[cst.CSTNode] = []
         # Bindings made by a private import already reported (or guarded): a use through
         # one of them is that import's use, not a new one. Kept alive so ids stay unique.
-        # id -> (binding, the import's rule, the imported path): `import torch._x.y` binds
-        # `torch`, and only uses under `torch._x.y` are that import's.
-        self._handled: dict[int, tuple[Binding, str, str]] = {}
+        # id -> (binding, the import's rule, the imported path, where): `import torch._x.y`
+        # binds `torch`, and only uses under `torch._x.y` are that import's. `where`: None,
+        # or the id of the `try` whose handler lets the import's failure pass; then only the
+        # uses in that try's body or `else` are the import's (elsewhere the name may lack it).
+        self._handled: dict[int, tuple[Binding, str, str, int | None]] = {}
+        self._tries: dict[int, cst.Try | cst.TryStar] = {}
         self._expression_scopes = 0
         self._calls: dict[int, cst.Call] = {}  # id(callee) -> the call, for fixes
         self._functions: list[cst.FunctionDef] = []
@@ -204,13 +208,41 @@ class Detector(ScopeTracking, Visitor):
                                         reached_before=self._reached_before(), top=self._top,
                                         member=self._member, inner=self._inner))
 
-    def _handle(self, names: list[str], rule: Rule, imported: str = "") -> None:
+    def _handle(self, names: list[str], rule: Rule, imported: str = "", reported: bool = False,
+                statement: frozenset[str] = frozenset()) -> None:
         """Mark the bindings an import just made: uses through them of the same rule are the
-        import's use (another rule reached through them, `_mesh_resources.<member>`, is not)."""
+        import's use (another rule reached through them, `_mesh_resources.<member>`, is not).
+        An import not `reported` whose failure a handler lets pass covers only the uses its
+        `try` makes before that handler could run (_failure_passes; `statement`: the names the
+        whole import statement binds)."""
+        within = None if reported else self._failure_passes(statement)
         for name in names:
             binding = self.resolver.lookup(name)
             if binding is not None:
-                self._handled[id(binding)] = (binding, rule.code, imported or binding.value)
+                self._handled[id(binding)] = (binding, rule.code, imported or binding.value, within)
+
+    def _failure_passes(self, statement: frozenset[str]) -> int | None:
+        """The id of the innermost `try` around this import (in this function) that catches its
+        ImportError, when one of its handlers for it goes on below the `try` (`except
+        ImportError: pass`); None when none does. A handler that binds a name the import
+        statement binds sets a sentinel (`except ImportError: _b = None`, then `if _b is not
+        None:`) that the code below may test before it uses any of the statement's names: the
+        import then covers them all, as any guarded import does."""
+        for guard in reversed(self._active):
+            if guard.within is None or IMPORT not in guard.catches or guard.depth != self._depth:
+                continue
+            for handler in self._tries[guard.within].handlers:
+                if IMPORT not in caught_kinds(handler.type):
+                    continue
+                if not ends_in_exit(handler.body) and not bound_names(handler.body) & statement:
+                    return guard.within
+                if catches_every_import_error(handler.type):
+                    break  # the handlers below it never see an ImportError
+            return None
+        return None
+
+    def _inside(self, statement: int) -> bool:
+        return any(guard.within == statement for guard in self._active)
 
     # -- imports ---------------------------------------------------------------------------
     def _import_path(self, node: cst.CSTNode, path: str) -> Rule | None:
@@ -226,13 +258,16 @@ class Detector(ScopeTracking, Visitor):
     def visit_Import(self, node: cst.Import) -> bool:
         self._import_statement = node
         bind_import(self.resolver, node)
+        statement = bound_names(node)
         for alias in node.names:
             parts = dotted_parts(alias.name)
+            before = len(self.findings)
             rule = self._import_path(alias, ".".join(parts)) if parts else None
             if rule is not None:
                 bound = alias.asname.name if alias.asname else None
                 self._handle([bound.value if isinstance(bound, cst.Name) else parts[0]], rule,
-                             ".".join(parts))
+                             ".".join(parts), reported=len(self.findings) > before,
+                             statement=statement)
         return False
 
     def visit_ImportFrom(self, node: cst.ImportFrom) -> bool:
@@ -246,6 +281,7 @@ class Detector(ScopeTracking, Visitor):
         module_private = module.startswith("torch.") and any(is_private(p) for p in parts)
         module_match = self.catalog.match(module) if module_private else None
         statement_reported = False
+        before = len(self.findings)
         for alias in names:
             name_parts = dotted_parts(alias.name)
             if not name_parts:
@@ -254,17 +290,18 @@ class Detector(ScopeTracking, Visitor):
             matched = self.catalog.match(path) if path.startswith("torch.") else None
             if matched is None or not (module_private or is_private(name_parts[0])):
                 continue
-            bound = alias.asname.name if alias.asname else alias.name
-            if isinstance(bound, cst.Name):
-                self._handle([bound.value], matched[0])
             if module_match is not None and matched[0] is module_match[0]:
                 if not statement_reported:  # one finding per statement for the private module
                     statement_reported = True
                     self._report(node, module_match[0], module_match[1], IMPORT,
                                  import_statement=node, module=module)
-                continue
-            self._report(alias, matched[0], matched[1], IMPORT, import_statement=node,
-                         import_alias=alias, module=module)
+            else:
+                self._report(alias, matched[0], matched[1], IMPORT, import_statement=node,
+                             import_alias=alias, module=module)
+            bound = alias.asname.name if alias.asname else alias.name
+            if isinstance(bound, cst.Name):
+                self._handle([bound.value], matched[0], reported=len(self.findings) > before,
+                             statement=bound_names(node))
         if module_match is not None and not names:  # `from torch._x import *`
             self._report(node, module_match[0], module_match[1], IMPORT, import_statement=node,
                          star=True)
@@ -280,7 +317,8 @@ class Detector(ScopeTracking, Visitor):
         if matched is None:
             return
         if imported is not None and matched[0].code == imported[1] \
-                and (path == imported[2] or path.startswith(imported[2] + ".")):
+                and (path == imported[2] or path.startswith(imported[2] + ".")) \
+                and (imported[3] is None or self._inside(imported[3])):
             return  # the import that made this name was the use
         if matched[0].kind == "generic" and parts[-1] in self._own:
             return  # `nn.Module._old_apply = nn.Module.apply`: the project's name, not torch's
@@ -458,7 +496,10 @@ class Detector(ScopeTracking, Visitor):
                                                  before=newest))
         # A body whose handler repeats a private access fails the same way: no guard for it.
         self._region(node.body, Guard(catches=caught, depth=self._depth,
-                                      repeats=frozenset(fallback)))
+                                      repeats=frozenset(fallback), within=id(node)))
+        if node.orelse is not None:
+            self._region(node.orelse, Guard(within=id(node)))  # runs only if the body did
+        self._tries[id(node)] = node
         return True
 
     def _reached_before(self) -> "tuple[int, int] | None":

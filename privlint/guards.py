@@ -18,6 +18,8 @@ from typing import Callable
 
 import libcst as cst
 
+from privlint.catalog import is_private
+from privlint.reading import bound_names
 from privlint.walk import children
 from privlint.resolve import CAPFLAG, PATH, VERFLAG, Binding, dotted_parts, predicate_key, string_value
 
@@ -239,6 +241,16 @@ def condition_facts(node: cst.BaseExpression, lookup: Lookup) -> Facts:
     return NO_FACTS
 
 
+def catches_every_import_error(handler_type: cst.BaseExpression | None) -> bool:
+    """Whether an `except` clause catches every ImportError (not only ModuleNotFoundError)."""
+    if handler_type is None:
+        return True
+    if isinstance(handler_type, cst.Tuple):
+        return any(catches_every_import_error(element.value) for element in handler_type.elements)
+    parts = dotted_parts(handler_type)
+    return bool(parts) and parts[-1] in ("ImportError", "Exception", "BaseException")
+
+
 def caught_kinds(handler_type: cst.BaseExpression | None) -> frozenset[str]:
     """What a missing API raises that this `except` clause catches."""
     if handler_type is None:
@@ -262,6 +274,86 @@ def ends_in_exit(body: cst.BaseSuite) -> bool:
     return isinstance(last, (cst.Return, cst.Raise, cst.Continue, cst.Break))
 
 
+def _small_statements(body: cst.BaseSuite):
+    for statement in body.body:
+        if type(statement) is cst.SimpleStatementLine:
+            yield from statement.body
+
+
+def _sets(body: cst.BaseSuite, value: str) -> set[str]:
+    """The names a block's own statements (not those nested in them) set to True or False."""
+    return {small.targets[0].target.value for small in _small_statements(body) if _sets_to(small, value)}
+
+
+def _sets_to(small: cst.BaseSmallStatement, value: str) -> bool:
+    return type(small) is cst.Assign and len(small.targets) == 1 \
+        and type(small.targets[0].target) is cst.Name \
+        and type(small.value) is cst.Name and small.value.value == value
+
+
+def _raises_or_returns(body: cst.BaseSuite) -> bool:
+    last = body.body[-1] if body.body else None
+    if type(last) is cst.SimpleStatementLine:
+        last = last.body[-1]
+    return type(last) is cst.Raise or type(last) is cst.Return
+
+
+def _imported_private_parts(body: cst.BaseSuite) -> frozenset[str]:
+    """The private parts of the torch paths a block's own import statements import."""
+    parts: set[str] = set()
+    for statement in _small_statements(body):
+        if type(statement) is cst.Import:
+            for alias in statement.names:
+                path = dotted_parts(alias.name) or []
+                if path[:1] == ["torch"]:
+                    parts.update(p for p in path if is_private(p))
+        elif type(statement) is cst.ImportFrom and statement.module is not None and not statement.relative:
+            path = dotted_parts(statement.module) or []
+            if path[:1] != ["torch"]:
+                continue
+            parts.update(p for p in path if is_private(p))
+            if not isinstance(statement.names, cst.ImportStar):
+                parts.update(name for alias in statement.names
+                             for name in (dotted_parts(alias.name) or [])[:1] if is_private(name))
+    return frozenset(parts)
+
+
+def _bound_besides(body: cst.BaseSuite, value: str) -> frozenset[str]:
+    """The names a block binds other than by its own `name = <value>` statements."""
+    found: set[str] = set()
+    for statement in body.body:
+        if type(statement) is not cst.SimpleStatementLine:
+            found |= bound_names(statement)
+            continue
+        for small in statement.body:
+            if not _sets_to(small, value):
+                found |= bound_names(small)
+    return frozenset(found)
+
+
+def try_flag(node: cst.Try) -> tuple[str, frozenset[str]] | None:
+    """A flag a `try` sets for the private torch imports its body makes: (its name, the
+    private parts of their paths). `HAS_X = True` in the body or its `else`, and, in every
+    handler that neither raises nor returns, `HAS_X = False` and no other binding of it: after
+    the `try`, the flag is then true only where the body ran to its end, every import
+    included. A handler that leaves by `break` or `continue` (the flag keeps what it held
+    before) or a `finally` that binds it makes it no flag."""
+    members = _imported_private_parts(node.body)
+    if not members:
+        return None
+    names = _sets(node.body, "True")
+    if node.orelse is not None:
+        names |= _sets(node.orelse.body, "True")
+    for handler in node.handlers:
+        if _raises_or_returns(handler.body):
+            continue  # nothing after the `try` runs
+        names &= _sets(handler.body, "False")
+        names -= _bound_besides(handler.body, "False")
+    if node.finalbody is not None:
+        names -= bound_names(node.finalbody)
+    return (min(names), members) if len(names) == 1 else None
+
+
 @dataclass(frozen=True)
 class Guard:
     """What is known to hold in a region of code."""
@@ -278,6 +370,7 @@ class Guard:
     bound: Bound | None = None                # the torch releases that reach this branch
     exempt: bool = False                      # never runs (`if TYPE_CHECKING:`)
     before: tuple[int, int] | None = None     # runs only on releases older than this minor
+    within: int | None = None                 # id of the `try` whose body or `else` this is
 
     @classmethod
     def branch(cls, facts: Facts, taken: bool, gate: int | None = None) -> "Guard":

@@ -71,6 +71,52 @@ def _descendants(node: cst.CSTNode):
         stack.extend(children(current))
 
 
+def _target_names(target: cst.BaseExpression):
+    if type(target) is cst.Name:
+        yield target.value
+    elif type(target) in (cst.Tuple, cst.List):
+        for element in target.elements:
+            yield from _target_names(element.value)
+    elif type(target) is cst.StarredElement:
+        yield from _target_names(target.value)
+
+
+def bound_names(node: cst.CSTNode) -> frozenset[str]:
+    """The names a piece of code may bind: assignment, loop, `with ... as` and walrus targets,
+    imports, `def`s and classes, `except ... as`, and `global`/`nonlocal` declarations (which
+    hand the name to code the reading cannot see)."""
+    found: set[str] = set()
+    for current in _descendants(node):
+        kind = type(current)
+        if kind is cst.AssignTarget or kind is cst.AnnAssign or kind is cst.AugAssign:
+            found.update(_target_names(current.target))
+        elif kind is cst.For or kind is cst.CompFor:
+            found.update(_target_names(current.target))
+        elif kind is cst.NamedExpr:
+            found.update(_target_names(current.target))
+        elif kind is cst.AsName:
+            found.update(_target_names(current.name))
+        elif kind is cst.FunctionDef or kind is cst.ClassDef:
+            found.add(current.name.value)
+        elif kind is cst.Import:
+            for alias in current.names:
+                if alias.asname is None:
+                    found.add((dotted_parts(alias.name) or [""])[0])
+        elif kind is cst.ImportFrom:
+            if isinstance(current.names, cst.ImportStar):
+                found.add("*")
+            else:
+                found.update((dotted_parts(alias.name) or [""])[0] for alias in current.names
+                             if alias.asname is None)
+        elif kind is cst.Global or kind is cst.Nonlocal:
+            found.update(item.name.value for item in current.names)
+        elif (kind is cst.MatchAs or kind is cst.MatchStar) and current.name is not None:
+            found.add(current.name.value)
+        elif kind is cst.MatchMapping and current.rest is not None:
+            found.add(current.rest.value)
+    return frozenset(found)
+
+
 def identifiers(node: cst.CSTNode) -> frozenset[str]:
     """Every name and attribute name a piece of code mentions (imported names included)."""
     return frozenset(n.value if type(n) is cst.Name else n.attr.value

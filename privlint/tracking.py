@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from privlint.guards import Guard, mentions_torch_version
+from privlint.guards import Guard, mentions_torch_version, try_flag
 from privlint.resolve import (CAPFLAG, ELEMENTS, FOREIGN, FUNCTION, INSTANCE, PATH, VERFLAG,
                               HANDED_ON, Binding, Resolver, dotted_parts, predicate_key)
 from privlint.walk import Visitor, walk
@@ -76,6 +76,11 @@ class ScopeTracking:
             self._bind_target(target, Binding(INSTANCE, source.value))
         else:
             self._bind_target(target, None)
+
+    def leave_Try(self, original_node: cst.Try) -> None:
+        flag = try_flag(original_node)  # `try: import torch._x; HAS_X = True` ... `HAS_X = False`
+        if flag is not None:
+            self.resolver.bind(flag[0], Binding(CAPFLAG, members=flag[1]))
 
     def visit_ExceptHandler(self, node: cst.ExceptHandler) -> bool:
         if node.name and isinstance(node.name.name, cst.Name):

@@ -687,6 +687,168 @@ def group():
 ''', [("PRV301", 4)]),
     # A star import binds no `_` name (torch's `__all__` lists none): `_C` here is unbound,
     # not torch's, and neither prefilter reads a bare private name either.
+    # A guarded import covers the uses its own `try` makes (its body, its `else`); a handler
+    # that lets the failure pass leaves every other use to be guarded on its own.
+    "miss_guarded_import_whose_handler_lets_the_failure_pass": ('''
+import torch
+try:
+    import torch._dynamo
+except ImportError:
+    pass
+
+def later():
+    return torch._dynamo.optimize("x")
+
+try:
+    import torch._dynamo as dyn
+except ImportError:
+    dyn = None
+
+def rebound_by_the_handler():
+    return dyn.optimize("x")
+
+def in_a_function():
+    try:
+        from torch import _dynamo
+    except ImportError:
+        print("no dynamo")
+    else:
+        _dynamo.optimize("x")
+    finally:
+        _dynamo.optimize("y")
+    _dynamo.optimize("z")
+
+def a_later_handler_lets_it_pass():
+    try:
+        from torch import _dynamo
+    except ModuleNotFoundError:
+        raise
+    except ImportError:
+        pass
+    return _dynamo.optimize("x")
+
+def the_first_handler_takes_every_import_error():
+    try:
+        from torch import _dynamo
+    except ImportError:
+        raise
+    except Exception:
+        pass
+    return _dynamo.optimize("x")
+
+def the_handler_returns():
+    try:
+        from torch import _dynamo
+    except ImportError:
+        return None
+    return _dynamo.optimize("x")
+
+try:
+    from torch._higher_order_ops.effects import _EffectType, _register_effectful_op
+except ImportError:
+    _register_effectful_op = None
+
+def a_sentinel_the_handler_sets(op):
+    if _register_effectful_op is not None:
+        _register_effectful_op(op, _EffectType.ORDERED)
+''', [("PRV231", 8), ("PRV231", 26), ("PRV231", 27), ("PRV231", 36)]),
+    # `HAS_X = True` after the imports (or in `else`), `HAS_X = False` in the handler: a flag.
+    "guard_try_flag": ('''
+import torch
+
+try:
+    import torch._dynamo
+    HAS_DYNAMO = True
+except ImportError:
+    HAS_DYNAMO = False
+
+try:
+    from torch.distributed._composable.fsdp import fully_shard
+except ImportError:
+    HAS_FSDP2 = False
+else:
+    HAS_FSDP2 = True
+
+def compiled(model):
+    if HAS_DYNAMO:
+        return torch._dynamo.optimize("x")(model)
+    return HAS_DYNAMO and torch._dynamo.optimize("y")(model)
+
+def early(model):
+    if not HAS_DYNAMO:
+        return model
+    return torch._dynamo.optimize("x")(model)
+
+def unguarded(model):
+    return torch._dynamo.optimize("x")(model)
+
+def shard(model):
+    if HAS_FSDP2:
+        torch.distributed._composable.fsdp.fully_shard(model)
+    torch.distributed._composable.fsdp.fully_shard(model)
+
+def set_before_the_import():
+    try:
+        ready = True
+        from torch import _dynamo
+    except ImportError:
+        ready = False
+    if ready:
+        torch._dynamo.optimize("x")
+''', [("PRV231", 27), ("PRV210", 32)]),
+    "miss_try_flags_that_prove_nothing": ('''
+import torch
+
+try:
+    from torch import _dynamo
+    LEFT_AS_IT_WAS = True
+except ImportError:
+    pass
+
+try:
+    from torch import _dynamo
+    REBOUND = True
+except ImportError:
+    REBOUND = False
+    REBOUND = torch.cuda.is_available()
+
+try:
+    from torch import _dynamo
+    FINALLY = True
+except ImportError:
+    FINALLY = False
+finally:
+    FINALLY = True
+
+BROKEN_OUT = True
+for attempt in range(2):
+    try:
+        from torch import _dynamo
+        BROKEN_OUT = True
+    except ImportError:
+        break
+
+TWO_HANDLERS = True
+try:
+    from torch import _dynamo
+    TWO_HANDLERS = True
+except ImportError:
+    TWO_HANDLERS = False
+except AttributeError:
+    pass
+
+def f():
+    if LEFT_AS_IT_WAS:
+        torch._dynamo.optimize("a")
+    if REBOUND:
+        torch._dynamo.optimize("b")
+    if FINALLY:
+        torch._dynamo.optimize("c")
+    if BROKEN_OUT:
+        torch._dynamo.optimize("d")
+    if TWO_HANDLERS:
+        torch._dynamo.optimize("e")
+''', [("PRV231", 43), ("PRV231", 45), ("PRV231", 47), ("PRV231", 49), ("PRV231", 51)]),
     "ok_star_import_binds_no_private_name": ('''
 from torch import *
 from torch.distributed import *

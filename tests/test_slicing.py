@@ -289,6 +289,43 @@ CASES = {
             if has_base():
                 dist._all_gather_base(out, inp)
     """,
+    "a flag a try sets for its import, far above its use": """
+        import torch
+        try:
+            import torch._dynamo
+            HAS_DYNAMO = True
+        except ImportError:
+            HAS_DYNAMO = False
+        @FILLER@
+        def compiled(model):
+            if HAS_DYNAMO:
+                return torch._dynamo.optimize("x")(model)
+            return torch._dynamo.optimize("y")(model)
+    """,
+    "a guarded import whose handler lets the failure pass, far above its use": """
+        import torch
+        try:
+            import torch._dynamo
+        except ImportError:
+            pass
+        @FILLER@
+        def compiled(model):
+            return torch._dynamo.optimize("x")(model)
+    """,
+    "a flag a try sets inside a function": """
+        import torch
+        @FILLER@
+        def compiled(model):
+            try:
+                from torch import _dynamo
+                ok = True
+            except ImportError:
+                ok = False
+            @BODY@
+            if ok:
+                return torch._dynamo.optimize("x")(model)
+            return torch._dynamo.optimize("y")(model)
+    """,
     "a predicate method defined after its use": """
         import torch.distributed as dist
         HAS_BASE = hasattr(dist, "_all_gather_base")
@@ -854,6 +891,9 @@ STATEMENTS = [
     "{a} = 1  # noqa: PRV900",
     "try:\n    from torch.distributed import *\nexcept ImportError:\n    pass",
     "def unrelated_{a}():\n    {b} = 1\n    return {b}",
+    "try:\n    import torch._dynamo\n    has_{a} = True\nexcept ImportError:\n    has_{a} = False",
+    "try:\n    from torch import _dynamo\nexcept ImportError:\n    pass",
+    "def dyn_{a}():\n    if has_{b}:\n        return torch._dynamo.optimize('x')\n    return _dynamo.optimize('y')",
 ]
 
 
@@ -901,6 +941,10 @@ INNER = [
     "x_{a} = 1; y_{a} = {a}",
     "'''a string statement'''",
     "unused_{a} = [i for i in range(3)]",
+    "try:\n    import torch._dynamo\n    ok_{a} = True\nexcept ImportError:\n    ok_{a} = False",
+    "try:\n    from torch import _dynamo\nexcept ImportError:\n@",
+    "if ok_{b}:\n    torch._dynamo.optimize('x')",
+    "_dynamo.optimize('y')",
 ]
 
 
