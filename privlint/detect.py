@@ -177,6 +177,10 @@ class Detector(ScopeTracking, Visitor):
         # A guard must probe the rule's own private component or something reached through it.
         names = set(parts[start:]) if start < len(parts) else {p for p in parts if is_private(p)}
         public = rule.replacement.rsplit(".", 1)[-1] if rule.replacement else ""
+        if not public and rule.kind == "generic" and parts[-1].startswith("_"):
+            # An untracked private name's public twin (`_get_global_rank`, `get_global_rank`):
+            # the fallback for a probe of the public name, which replaced it.
+            public = parts[-1].lstrip("_")
         call = site.setdefault("call", self._calls.get(id(node)))
         keywords = call_arguments(call, rule.params) if isinstance(call, cst.Call) else ()
         # A keyword newer than the API itself: a probe for the member proves too little, and

@@ -849,6 +849,35 @@ def f():
     if TWO_HANDLERS:
         torch._dynamo.optimize("e")
 ''', [("PRV231", 43), ("PRV231", 45), ("PRV231", 47), ("PRV231", 49), ("PRV231", 51)]),
+    # An untracked private name's fallback for its public twin (deepspeed's comm/torch.py).
+    "guard_the_public_twin_s_fallback": ('''
+import torch
+
+def get_global_rank(group, group_rank):
+    if hasattr(torch.distributed.distributed_c10d, "get_global_rank"):
+        from torch.distributed.distributed_c10d import get_global_rank as _get_global_rank
+    else:
+        from torch.distributed.distributed_c10d import _get_global_rank
+    return _get_global_rank(group, group_rank)
+
+def by_handler(group, group_rank):
+    try:
+        from torch.distributed.distributed_c10d import get_global_rank
+    except ImportError:
+        from torch.distributed.distributed_c10d import _get_global_rank as get_global_rank
+    return get_global_rank(group, group_rank)
+
+def another_name(group, group_rank):
+    if hasattr(torch.distributed.distributed_c10d, "get_rank"):
+        from torch.distributed.distributed_c10d import get_global_rank as _get_global_rank
+    else:
+        from torch.distributed.distributed_c10d import _get_global_rank
+    return _get_global_rank(group, group_rank)
+
+def unguarded(group, group_rank):
+    from torch.distributed.distributed_c10d import _get_global_rank
+    return _get_global_rank(group, group_rank)
+''', [("PRV900", 21), ("PRV900", 25)]),
     "ok_star_import_binds_no_private_name": ('''
 from torch import *
 from torch.distributed import *
