@@ -13,8 +13,8 @@ import libcst as cst
 
 from privlint.catalog import Catalog, Rule, is_private
 from privlint.guards import (ATTRIBUTE, CALL, IMPORT, Bound, Facts, Guard, catches_every_import_error,
-                             caught_kinds, condition_facts, ends_in_exit, is_type_checking, negate,
-                             version_bound)
+                             caught_kinds, condition_facts, ends_in_exit, is_type_checking, leaves,
+                             negate, version_bound)
 from privlint.project import ProjectIndex
 from privlint.tracking import ScopeTracking, bind_import, prebind_module_imports
 from privlint.reading import (ModuleFacts, access_text, accessed, bound_names, call_arguments,
@@ -99,6 +99,10 @@ class Detector(ScopeTracking, Visitor):
         self._functions: list[cst.FunctionDef] = []
         # A class's predicate methods, read at its `class` line and known from its body on.
         self._class_predicates: dict[int, tuple[ClassInfo, dict[str, Binding]]] = {}
+        # Bindings of a literal True or False (id -> (binding, "True"/"False")), and the names
+        # holding one as each `try` began: a flag the try sets may start from its default.
+        self._literals: dict[int, tuple[Binding, str]] = {}
+        self._try_literals: dict[int, dict[str, str]] = {}
         self._returns: list[list | None] = []  # per function: what its returns gave (unannotated)
         self._depth = 0  # def/lambda nesting: a try's handlers guard only code that runs inside it
         self._stores: set[int] = set()  # attributes being assigned to: not uses
@@ -238,7 +242,8 @@ class Detector(ScopeTracking, Visitor):
             for handler in self._tries[guard.within].handlers:
                 if IMPORT not in caught_kinds(handler.type):
                     continue
-                if not ends_in_exit(handler.body) and not bound_names(handler.body) & statement:
+                if not (ends_in_exit(handler.body) or leaves(handler.body)) \
+                        and not bound_names(handler.body) & statement:
                     return guard.within
                 if catches_every_import_error(handler.type):
                     break  # the handlers below it never see an ImportError
@@ -504,6 +509,7 @@ class Detector(ScopeTracking, Visitor):
         if node.orelse is not None:
             self._region(node.orelse, Guard(within=id(node)))  # runs only if the body did
         self._tries[id(node)] = node
+        self._literals_at(node)
         return True
 
     def _reached_before(self) -> "tuple[int, int] | None":

@@ -275,83 +275,136 @@ def ends_in_exit(body: cst.BaseSuite) -> bool:
 
 
 def _small_statements(body: cst.BaseSuite):
+    """A block's own small statements, not those nested in its compound ones (a block written
+    on its header's line, `except ImportError: HAS = False`, holds them directly)."""
+    if type(body) is cst.SimpleStatementSuite:
+        yield from body.body
+        return
     for statement in body.body:
         if type(statement) is cst.SimpleStatementLine:
             yield from statement.body
 
 
+def literal_set(small: cst.BaseSmallStatement) -> tuple[str, str] | None:
+    """(name, "True" or "False") for `name = True` and `name: bool = False`."""
+    if type(small) is cst.Assign and len(small.targets) == 1:
+        target, value = small.targets[0].target, small.value
+    elif type(small) is cst.AnnAssign and small.value is not None:
+        target, value = small.target, small.value
+    else:
+        return None
+    if type(target) is cst.Name and type(value) is cst.Name and value.value in ("True", "False"):
+        return target.value, value.value
+    return None
+
+
 def _sets(body: cst.BaseSuite, value: str) -> set[str]:
-    """The names a block's own statements (not those nested in them) set to True or False."""
-    return {small.targets[0].target.value for small in _small_statements(body) if _sets_to(small, value)}
-
-
-def _sets_to(small: cst.BaseSmallStatement, value: str) -> bool:
-    return type(small) is cst.Assign and len(small.targets) == 1 \
-        and type(small.targets[0].target) is cst.Name \
-        and type(small.value) is cst.Name and small.value.value == value
-
-
-def _raises_or_returns(body: cst.BaseSuite) -> bool:
-    last = body.body[-1] if body.body else None
-    if type(last) is cst.SimpleStatementLine:
-        last = last.body[-1]
-    return type(last) is cst.Raise or type(last) is cst.Return
-
-
-def _imported_private_parts(body: cst.BaseSuite) -> frozenset[str]:
-    """The private parts of the torch paths a block's own import statements import."""
-    parts: set[str] = set()
-    for statement in _small_statements(body):
-        if type(statement) is cst.Import:
-            for alias in statement.names:
-                path = dotted_parts(alias.name) or []
-                if path[:1] == ["torch"]:
-                    parts.update(p for p in path if is_private(p))
-        elif type(statement) is cst.ImportFrom and statement.module is not None and not statement.relative:
-            path = dotted_parts(statement.module) or []
-            if path[:1] != ["torch"]:
-                continue
-            parts.update(p for p in path if is_private(p))
-            if not isinstance(statement.names, cst.ImportStar):
-                parts.update(name for alias in statement.names
-                             for name in (dotted_parts(alias.name) or [])[:1] if is_private(name))
-    return frozenset(parts)
+    """The names a block's own statements set to True (or False)."""
+    return {found[0] for small in _small_statements(body)
+            if (found := literal_set(small)) is not None and found[1] == value}
 
 
 def _bound_besides(body: cst.BaseSuite, value: str) -> frozenset[str]:
     """The names a block binds other than by its own `name = <value>` statements."""
     found: set[str] = set()
-    for statement in body.body:
-        if type(statement) is not cst.SimpleStatementLine:
+    statements = body.body if type(body) is not cst.SimpleStatementSuite else [body]
+    for statement in statements:
+        if type(statement) is cst.IndentedBlock or type(statement) not in (
+                cst.SimpleStatementLine, cst.SimpleStatementSuite):
             found |= bound_names(statement)
             continue
         for small in statement.body:
-            if not _sets_to(small, value):
+            setting = literal_set(small)
+            if setting is None or setting[1] != value:
                 found |= bound_names(small)
     return frozenset(found)
 
 
-def try_flag(node: cst.Try) -> tuple[str, frozenset[str]] | None:
-    """A flag a `try` sets for the private torch imports its body makes: (its name, the
-    private parts of their paths). `HAS_X = True` in the body or its `else`, and, in every
-    handler that neither raises nor returns, `HAS_X = False` and no other binding of it: after
-    the `try`, the flag is then true only where the body ran to its end, every import
-    included. A handler that leaves by `break` or `continue` (the flag keeps what it held
-    before) or a `finally` that binds it makes it no flag."""
-    members = _imported_private_parts(node.body)
+# Calls that never return: the process or the test module ends there.
+_ENDING_CALLS = frozenset({"exit", "quit", "sys.exit", "os._exit", "pytest.skip", "pytest.exit",
+                           "pytest.fail"})
+
+
+def leaves(body: cst.BaseSuite) -> bool:
+    """Whether a block never goes on to what follows it (nor to the code after a loop around
+    it): it ends in `raise` or `return`, a call that ends the process or the test module
+    (`sys.exit(1)`, `pytest.skip(...)`), or an `if` whose every branch leaves."""
+    last = body.body[-1] if body.body else None
+    if type(last) is cst.SimpleStatementLine:
+        last = last.body[-1]
+    kind = type(last)
+    if kind is cst.Raise or kind is cst.Return:
+        return True
+    if kind is cst.Expr and type(last.value) is cst.Call:
+        parts = dotted_parts(last.value.func)
+        return parts is not None and ".".join(parts) in _ENDING_CALLS
+    if kind is cst.If:
+        branch = last
+        while type(branch) is cst.If:
+            if not leaves(branch.body) or branch.orelse is None:
+                return False
+            branch = branch.orelse
+        return leaves(branch.body)
+    return False
+
+
+def _imported_private_paths(imports: list[cst.Import | cst.ImportFrom]) -> frozenset[str]:
+    """The last part of each private torch path the imports import (`_dynamo` for `import
+    torch._dynamo`, `fully_shard` for `from torch.distributed._composable.fsdp import
+    fully_shard`): what a flag true only after they worked proves present."""
+    found: set[str] = set()
+    for small in imports:
+        if type(small) is cst.Import:
+            paths = [dotted_parts(alias.name) or [] for alias in small.names]
+        elif small.module is None or small.relative or isinstance(small.names, cst.ImportStar):
+            continue
+        else:
+            module = dotted_parts(small.module) or []
+            paths = [module + (dotted_parts(alias.name) or [])[:1] for alias in small.names]
+        found.update(path[-1] for path in paths
+                     if path[:1] == ["torch"] and len(path) > 1 and any(is_private(p) for p in path))
+    return frozenset(found)
+
+
+def try_flag(node: cst.Try, before: Callable[[str], "str | None"]) -> tuple[frozenset[str], frozenset[str]] | None:
+    """The flags a `try` sets for the private torch imports its body makes: (their names, what
+    they prove present, _imported_private_paths). After the `try`, such a flag is true only
+    where every import of the body worked. `before`: the literal (`"True"`, `"False"`) a name
+    held when the `try` began, if it was one. A name is such a flag when
+    - every handler that does not leave (`raise`, `return`, `sys.exit(...)`: `leaves`) sets it
+      to False and binds it no other way, or, when it was False before the `try`, binds it
+      not at all while it is set True only after the body's last import or in the `else`,
+      and the body binds it no other way;
+    - no `finally` binds it (a handler that leaves by `break` or `continue` does not leave:
+      the code after the loop runs with the flag as it was);
+    - it is set True in the body or the `else`, or set False in a handler."""
+    statements = list(_small_statements(node.body))
+    at_imports = [at for at, small in enumerate(statements)
+                  if type(small) is cst.Import or type(small) is cst.ImportFrom]
+    members = _imported_private_paths([statements[at] for at in at_imports])
     if not members:
         return None
-    names = _sets(node.body, "True")
+    last_import = at_imports[-1]
+    # Set True only once every import worked: after the last one, or in the `else`.
+    proven = {found[0] for small in statements[last_import + 1:]
+              if (found := literal_set(small)) is not None and found[1] == "True"}
     if node.orelse is not None:
-        names |= _sets(node.orelse.body, "True")
-    for handler in node.handlers:
-        if _raises_or_returns(handler.body):
-            continue  # nothing after the `try` runs
-        names &= _sets(handler.body, "False")
-        names -= _bound_besides(handler.body, "False")
+        proven |= _sets(node.orelse.body, "True")
+    # What the body binds any other way: a flag it sets so may be true when an import failed.
+    otherwise = _bound_besides(node.body, "True") | {
+        found[0] for small in statements[:last_import + 1] if (found := literal_set(small)) is not None}
+    names = _sets(node.body, "True") | proven
+    falling = [handler for handler in node.handlers if not leaves(handler.body)]
+    for handler in falling:
+        names |= _sets(handler.body, "False")
+    for handler in falling:
+        cleared = _sets(handler.body, "False") - _bound_besides(handler.body, "False")
+        untouched = {name for name in names - bound_names(handler.body)
+                     if before(name) == "False" and name in proven and name not in otherwise}
+        names &= cleared | untouched
     if node.finalbody is not None:
         names -= bound_names(node.finalbody)
-    return (min(names), members) if len(names) == 1 else None
+    return (frozenset(names), members) if names else None
 
 
 @dataclass(frozen=True)

@@ -24,7 +24,9 @@ What a kept statement depends on, and is kept with it (repeated until nothing ch
   value, which may hold a private torch path that a use through them reaches);
 - a guard with a candidate after it in its scope (`assert`; an `if` without `else` whose body
   leaves or sets attributes), kept whole, and a statement holding such a guard; `from
-  __future__` and star imports;
+  __future__` and star imports (a line holding a private name the candidates read counts as
+  a candidate's here: a use through such a name may be reported);
+- the imports of a kept `try`'s body: a flag the `try` sets proves what they import;
 - a guard that narrows a name (`assert isinstance(p, PG)`, `if not isinstance(...): return`),
   or a statement holding one, with any kept statement after it in its scope: what that
   statement gives a name or `self` depends on it;
@@ -399,6 +401,25 @@ def _single_literal(text: bytes) -> bool:
 _ISINSTANCE = frozenset({b"isinstance"})
 
 
+def _lines_holding(data: bytes, lines: list[bytes], names: frozenset[bytes]) -> frozenset[int]:
+    """The numbers of the lines whose bytes hold one of `names`, and of every line that is not
+    ASCII (it may spell one in other letters, as CPython reads names NFKC)."""
+    starts: list[int] | None = None
+    found: set[int] = set()
+    for name in names:
+        at = data.find(name)
+        while at >= 0:
+            if starts is None:
+                starts = [0]
+                for line in lines:
+                    starts.append(starts[-1] + len(line) + 1)
+            found.add(bisect_left(starts, at + 1))
+            at = data.find(name, at + len(name))
+    if names and not data.isascii():
+        found.update(number for number, line in enumerate(lines, 1) if not line.isascii())
+    return frozenset(found)
+
+
 def _private(words: frozenset[bytes]) -> frozenset[bytes]:
     return frozenset(w for w in words if w[:1] == b"_" and not (w[:2] == b"__" and w[-2:] == b"__"))
 
@@ -652,6 +673,11 @@ class _Slicer:
         for body in bodies:
             self.add(body.units)
             self.bodies.append(body)
+        if type(statement) in _TRIES:
+            # What a flag the try sets proves is what every import of its body imports.
+            for inner in bodies[0].units:
+                if any(type(s) is ast.Import or type(s) is ast.ImportFrom for s in inner.statements):
+                    self.keep(inner)
         if isinstance(statement, _DEFS):
             self.functions.append(bodies[0])
         elif isinstance(statement, ast.If) and not statement.orelse:
@@ -850,7 +876,12 @@ def _slice(data: bytes, tree: ast.Module, candidates: frozenset[int], inside_tor
     # word on a candidate's line (`f(_GROUP)`) is a name like any other: its bindings are kept.
     private = _private(frozenset(name.encode() for name in names) if names is not None else frozenset(
         w for line in candidates if 0 < line <= len(lines) for w in _WORD.findall(lines[line - 1])))
-    slicer = _Slicer(lines, units, candidates, private, sorted(star.lineno for star in stars), scopes, stores)
+    # A use through a name that holds a private path (`_dynamo.optimize(...)` after `from
+    # torch import _dynamo`) is no candidate of the gate's, and may still be reported (the
+    # import's `try` may have let its failure pass): the guards before it are kept as a
+    # candidate's are.
+    slicer = _Slicer(lines, units, candidates | _lines_holding(data, lines, private), private,
+                     sorted(star.lineno for star in stars), scopes, stores)
     slicer.add(units)
     slicer.run()
     first = next((index for index, unit in enumerate(units) if unit.kept), 0)

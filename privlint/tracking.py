@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from privlint.guards import Guard, mentions_torch_version, try_flag
+from privlint.guards import Guard, literal_set, mentions_torch_version, try_flag
 from privlint.resolve import (CAPFLAG, ELEMENTS, FOREIGN, FUNCTION, INSTANCE, PATH, VERFLAG,
                               HANDED_ON, Binding, Resolver, dotted_parts, predicate_key)
 from privlint.walk import Visitor, walk
@@ -53,12 +53,28 @@ class ScopeTracking:
         binding = self._value_binding(original_node.value)
         for target in original_node.targets:
             self._bind_target(target.target, binding)
+        self._note_literal(original_node)
 
     def leave_AnnAssign(self, original_node: cst.AnnAssign) -> None:
         binding = self.resolver.annotation(original_node.annotation.annotation)
         if binding is None and original_node.value is not None:
             binding = self._value_binding(original_node.value)
         self._bind_target(original_node.target, binding)
+        self._note_literal(original_node)
+
+    def _note_literal(self, node: cst.Assign | cst.AnnAssign) -> None:
+        """Remember the binding `HAS_X = False` just made (a try's flag may start from it)."""
+        setting = literal_set(node)
+        if setting is not None:
+            binding = self.resolver.lookup_local(setting[0])
+            if binding is not None:
+                self._literals[id(binding)] = (binding, setting[1])
+
+    def _literals_at(self, node: cst.Try | cst.TryStar) -> None:
+        """The names of this scope that hold a literal True or False as the `try` begins."""
+        self._try_literals[id(node)] = {
+            name: known[1] for name, binding in self.resolver.scopes[-1].names.items()
+            if (known := self._literals.get(id(binding))) is not None and known[0] is binding}
 
     def leave_AugAssign(self, original_node: cst.AugAssign) -> None:
         self._bind_target(original_node.target, None)
@@ -78,9 +94,12 @@ class ScopeTracking:
             self._bind_target(target, None)
 
     def leave_Try(self, original_node: cst.Try) -> None:
-        flag = try_flag(original_node)  # `try: import torch._x; HAS_X = True` ... `HAS_X = False`
-        if flag is not None:
-            self.resolver.bind(flag[0], Binding(CAPFLAG, members=flag[1]))
+        # `try: import torch._x; HAS_X = True` / `except ImportError: HAS_X = False`
+        flags = try_flag(original_node, self._try_literals.pop(id(original_node), {}).get)
+        if flags is not None:
+            names, members = flags
+            for name in sorted(names):
+                self.resolver.bind(name, Binding(CAPFLAG, members=members))
 
     def visit_ExceptHandler(self, node: cst.ExceptHandler) -> bool:
         if node.name and isinstance(node.name.name, cst.Name):

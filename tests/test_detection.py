@@ -751,6 +751,14 @@ except ImportError:
 def a_sentinel_the_handler_sets(op):
     if _register_effectful_op is not None:
         _register_effectful_op(op, _EffectType.ORDERED)
+
+def a_handler_that_skips_the_test_module():
+    import pytest
+    try:
+        from torch import _dynamo
+    except ImportError:
+        pytest.skip("needs dynamo", allow_module_level=True)
+    return _dynamo.optimize("x")
 ''', [("PRV231", 8), ("PRV231", 26), ("PRV231", 27), ("PRV231", 36)]),
     # `HAS_X = True` after the imports (or in `else`), `HAS_X = False` in the handler: a flag.
     "guard_try_flag": ('''
@@ -795,6 +803,70 @@ def set_before_the_import():
         ready = False
     if ready:
         torch._dynamo.optimize("x")
+
+def every_flag_the_try_sets(model):
+    try:
+        import torch._dynamo
+        ok = True
+        loaded = True
+    except ImportError:
+        return model
+    if ok:
+        torch._dynamo.reset()
+    if loaded:
+        torch._dynamo.optimize("x")(model)
+
+DEFAULT_TRUE = True
+try:
+    import torch._dynamo
+except ImportError:
+    DEFAULT_TRUE = False
+
+DEFAULT_FALSE = False
+try:
+    from torch import _dynamo
+    DEFAULT_FALSE = True
+except ImportError:
+    pass
+
+try:
+    from torch import _dynamo
+except ImportError: ON_ONE_LINE = False
+else: ON_ONE_LINE = True
+
+try:
+    from torch import _dynamo
+    ANNOTATED: bool = True
+except ImportError:
+    ANNOTATED: bool = False
+
+def defaults_and_forms(model):
+    if DEFAULT_TRUE:
+        torch._dynamo.optimize("a")
+    if DEFAULT_FALSE:
+        torch._dynamo.optimize("b")
+    if ON_ONE_LINE:
+        torch._dynamo.optimize("c")
+    if ANNOTATED:
+        torch._dynamo.optimize("d")
+
+def a_handler_whose_branches_return(m):
+    try:
+        from torch import _dynamo
+    except ImportError:
+        if m:
+            return 1
+        else:
+            return 2
+    return _dynamo.optimize("x")
+
+def a_handler_that_ends_the_process(m):
+    import sys
+    try:
+        from torch import _dynamo
+    except ImportError:
+        print("no dynamo"); sys.exit(1)
+    return _dynamo.optimize("x")
 ''', [("PRV231", 27), ("PRV210", 32)]),
     "miss_try_flags_that_prove_nothing": ('''
 import torch
@@ -848,7 +920,31 @@ def f():
         torch._dynamo.optimize("d")
     if TWO_HANDLERS:
         torch._dynamo.optimize("e")
-''', [("PRV231", 43), ("PRV231", 45), ("PRV231", 47), ("PRV231", 49), ("PRV231", 51)]),
+
+DEFAULT_FALSE_SET_TOO_EARLY = False
+try:
+    DEFAULT_FALSE_SET_TOO_EARLY = True
+    from torch import _dynamo
+except ImportError:
+    pass
+
+try:
+    from torch._C._distributed_c10d import _SymmetricMemory
+    from torch.distributed._composable.fsdp import fully_shard
+    PROVES_WHAT_IT_IMPORTED = True
+except ImportError:
+    PROVES_WHAT_IT_IMPORTED = False
+
+def g(pg, m):
+    if DEFAULT_FALSE_SET_TOO_EARLY:
+        torch._dynamo.optimize("f")
+    if PROVES_WHAT_IT_IMPORTED:
+        torch._C._distributed_c10d._SymmetricMemory.rendezvous(m)
+        torch.distributed._composable.fsdp.fully_shard(m)
+        torch._C._distributed_c10d._resolve_process_group(pg)
+        torch.distributed._composable.replicate(m)
+''', [("PRV231", 43), ("PRV231", 45), ("PRV231", 47), ("PRV231", 49), ("PRV231", 51),
+      ("PRV231", 69), ("PRV402", 73), ("PRV211", 74)]),
     # An untracked private name's fallback for its public twin (deepspeed's comm/torch.py).
     "guard_the_public_twin_s_fallback": ('''
 import torch

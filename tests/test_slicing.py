@@ -326,6 +326,51 @@ CASES = {
                 return torch._dynamo.optimize("x")(model)
             return torch._dynamo.optimize("y")(model)
     """,
+    # Found in review: a use through a private name an import bound is no candidate of the
+    # gate's, and the guard above it is kept all the same.
+    "a guard above a use through a private name a guarded import bound": """
+        try:
+            from torch import _dynamo
+        except ImportError:
+            _HAS = False
+        else:
+            _HAS = True
+        def compiled(model):
+            model.eval()
+            if not _HAS:
+                return model
+            return _dynamo.optimize("x")(model)
+        @FILLER@
+    """,
+    "a try that sets two flags, one read": """
+        import torch
+        def compile_model(model):
+            try:
+                import torch._dynamo
+                ok = True
+                loaded = True
+            except ImportError:
+                return model
+            @BODY@
+            if ok:
+                torch._dynamo.reset()
+            return model
+        @FILLER@
+    """,
+    "a flag proves an import whose names no kept code reads": """
+        import torch
+        try:
+            from torch.utils._pytree import tree_map as tm
+            from torch import _dynamo
+            HAS = True
+        except ImportError:
+            HAS = False
+        @FILLER@
+        def f(m):
+            if HAS:
+                torch._C.tree_map(m)
+            return m
+    """,
     "a predicate method defined after its use": """
         import torch.distributed as dist
         HAS_BASE = hasattr(dist, "_all_gather_base")
@@ -894,6 +939,10 @@ STATEMENTS = [
     "try:\n    import torch._dynamo\n    has_{a} = True\nexcept ImportError:\n    has_{a} = False",
     "try:\n    from torch import _dynamo\nexcept ImportError:\n    pass",
     "def dyn_{a}():\n    if has_{b}:\n        return torch._dynamo.optimize('x')\n    return _dynamo.optimize('y')",
+    "has_{a} = False",
+    "try:\n    from torch import _dynamo\n    has_{a} = True\nexcept ImportError:\n    pass",
+    "try:\n    from torch.utils._pytree import tree_map as tm\nexcept ImportError: has_{a} = False\nelse: has_{a} = True",
+    "def guarded_{a}():\n    x = 1\n    if not has_{b}:\n        return None\n    return _dynamo.optimize('z')",
 ]
 
 
@@ -945,6 +994,9 @@ INNER = [
     "try:\n    from torch import _dynamo\nexcept ImportError:\n@",
     "if ok_{b}:\n    torch._dynamo.optimize('x')",
     "_dynamo.optimize('y')",
+    "ok_{a} = False",
+    "try:\n    from torch import _dynamo\n    ok_{a} = True\n    also_{a} = True\nexcept ImportError:\n    return None",
+    "if not ok_{b}:\n    return None",
 ]
 
 
