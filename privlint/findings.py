@@ -53,15 +53,24 @@ def explain(rule: Rule, api: str, target: TargetRange, catalog: Catalog,
     name = f"`{_short(api, rule)}`"
     late = [(k, first) for k, first in rule.keywords if k in keywords
             and (rule.since is None or first > rule.since)]
+    # A path below the one the rule tracks (`torch._dynamo.nonstrict_trace` under `torch._dynamo`):
+    # the catalog's window is the rule's path's, and says nothing of what that path holds.
+    under = rule.api if rule.kind != "generic" and not rule.api.endswith("*") \
+        and api.startswith(rule.api + ".") else None
     if rule.kind == "generic":
         availability, gaps = "not tracked by the catalog", None
     else:
         window = rule.window_for(keywords)
         availability = rule.window.describe(known) + "".join(
             f"; {_argument(k)} since torch {format_minor(first)}" for k, first in late)
+        if under is not None:
+            availability = f"under `{under}`, {availability}; the catalog does not track " \
+                           f"`{api[len(under) + 1:]}` itself"
         gaps = window.gaps(target)
         if gaps and late and not rule.window.gaps(target):
             gaps = f"{gaps} with {_argument(late[0][0])}"
+        if gaps and under is not None:
+            gaps = f"`{under}` is {gaps}"
     if gaps:
         support = f"{gaps}; your project supports {target.describe()}" if target.spec else gaps
         severity = "error"
@@ -71,7 +80,8 @@ def explain(rule: Rule, api: str, target: TargetRange, catalog: Catalog,
     else:
         where = f"every torch your project supports ({target.describe()})" if target.spec \
             else "every torch release the catalog knows"
-        support = f"present in {where}, but private: it may change without notice"
+        support = f"present in {where}, but private: it may change without notice" if under is None \
+            else f"`{under}` is present in {where}, but what it holds may change or vanish in any release"
         severity = "warning"
     if gated_by is not None:
         return (f"{name} ({availability}) is selected by a torch version check, not a capability "

@@ -130,6 +130,24 @@ def test_target_torch_from_project_dependencies(project):
     assert "present in every torch your project supports (torch>=2.11)" in finding["message"]
 
 
+def test_a_path_under_a_module_rule_is_not_said_to_have_the_module_s_window(project):
+    # The catalog knows when `torch._inductor` and `torch.distributed._composable.fsdp` exist,
+    # not their members: `kernel.flex_attention` is gone from torch 2.13 (a real-code audit).
+    write(project, "under.py", "import torch\n"
+          "from torch._inductor.kernel.flex_attention import construct_strides\n"
+          "torch.distributed._composable.fsdp.fully_shard(model)\n"
+          "import torch._inductor\n")
+    findings = run_privlint("check", "--format", "json", "under.py", cwd=project).findings
+    flex, fsdp, module = sorted(findings, key=lambda finding: finding["line"])
+    assert "under `torch._inductor`, torch 2.0+; the catalog does not track `kernel.flex_attention` " \
+           "itself): `torch._inductor` is present in every torch release" in flex["message"]
+    assert "but what it holds may change or vanish in any release" in flex["message"]
+    assert "`torch.distributed._composable.fsdp` is absent before torch 2.3" in fsdp["message"]
+    assert fsdp["severity"] == "error" and flex["severity"] == "warning"
+    assert "`torch._inductor` is a private torch API (torch 2.0+): present in every torch release" \
+        in module["message"]
+
+
 def test_other_torch_named_dependencies_do_not_stop_the_run(project):
     # torchtitan lists `torch_checkpointing`; its run once exited 2 reading it as torch.
     (project / "pyproject.toml").write_text(
