@@ -179,6 +179,11 @@ def mentions_torch_version(node: cst.BaseExpression, lookup: Lookup) -> bool:
                 binding = lookup(parts[0])
                 if binding is not None and binding.kind == VERFLAG:
                     return True
+            elif "torch_version" not in parts:
+                # torch's own attributes name its release only as `__version__` (above) or
+                # in `torch.torch_version`: `torch.version.cuda`, `torch.backends.cudnn.version()`
+                # are the CUDA toolkit's and cuDNN's.
+                continue
             joined = "_".join(parts)
             if "torch" in joined.lower() and _VERSION_WORDS.search(joined):
                 return True

@@ -974,6 +974,24 @@ def unguarded(group, group_rank):
     from torch.distributed.distributed_c10d import _get_global_rank
     return _get_global_rank(group, group_rank)
 ''', [("PRV900", 21), ("PRV900", 25)]),
+    # torchao's benchmarks: the CUDA toolkit's version and cuDNN's are no torch release.
+    "miss_a_cuda_version_check_is_no_torch_gate": ('''
+import torch
+assert torch.version.cuda is not None
+major, minor = map(int, torch.version.cuda.split("."))
+assert major >= 12 and minor >= 9, "CUDA 12.9+ is required"
+torch._dynamo.config.cache_size_limit = 1000
+
+def f():
+    if torch.backends.cudnn.version() >= 8000:
+        torch._dynamo.config.cache_size_limit = 10
+
+def g():
+    if torch.version.__version__ >= "2.1":
+        torch._dynamo.config.cache_size_limit = 10
+    if torch.torch_version.TorchVersion(torch.__version__) >= "2.1":
+        torch._dynamo.config.cache_size_limit = 10
+''', [("PRV231", 5), ("PRV231", 9), ("PRV001", 13), ("PRV001", 15)]),
     "ok_star_import_binds_no_private_name": ('''
 from torch import *
 from torch.distributed import *
