@@ -133,10 +133,19 @@ class Facts:
     # When the condition is a readable torch version comparison: what holds when it is true,
     # as (operator, minor release), e.g. (">=", (2, 10)). None when unreadable or not one.
     bound: Bound | None = None
+    # Whether the torch version decides that the true branch runs, and the false one: both,
+    # for a version check; under `x or <check>` the true branch runs on any torch when `x`
+    # holds, and under `x and <check>` the false one does. None: both are `version`.
+    decides: tuple[bool, bool] | None = None
 
     def negated(self) -> "Facts":
         return Facts(self.when_false, self.when_true, self.version,
-                     negate(self.bound) if self.bound else None)
+                     negate(self.bound) if self.bound else None,
+                     (self.decides[1], self.decides[0]) if self.decides else None)
+
+    def decided(self, taken: bool) -> bool:
+        """Whether the torch version decides that this branch runs."""
+        return (self.decides or (self.version, self.version))[0 if taken else 1]
 
 
 NO_FACTS = Facts()
@@ -202,8 +211,12 @@ def condition_facts(node: cst.BaseExpression, lookup: Lookup) -> Facts:
         right = condition_facts(node.right, lookup)
         version = left.version or right.version
         if isinstance(node.operator, cst.And):
-            return Facts(left.when_true | right.when_true, left.when_false & right.when_false, version)
-        return Facts(left.when_true & right.when_true, left.when_false | right.when_false, version)
+            return Facts(left.when_true | right.when_true, left.when_false & right.when_false, version,
+                         decides=(left.decided(True) or right.decided(True),
+                                  left.decided(False) and right.decided(False)))
+        return Facts(left.when_true & right.when_true, left.when_false | right.when_false, version,
+                     decides=(left.decided(True) and right.decided(True),
+                              left.decided(False) or right.decided(False)))
     if kind is cst.Call:
         member = _probe_member(node)
         if member:
@@ -435,6 +448,7 @@ class Guard:
         present = facts.when_true if taken else facts.when_false
         absent = facts.when_false if taken else facts.when_true
         bound = facts.bound if taken or facts.bound is None else negate(facts.bound)
-        return cls(present=present, probed_public=absent, version=facts.version,
-                   gate=(gate, taken) if gate is not None and facts.version else None,
-                   bound=bound if facts.version else None)
+        version = facts.decided(taken)
+        return cls(present=present, probed_public=absent, version=version,
+                   gate=(gate, taken) if gate is not None and version else None,
+                   bound=bound if version else None)

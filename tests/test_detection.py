@@ -992,6 +992,31 @@ def g():
     if torch.torch_version.TorchVersion(torch.__version__) >= "2.1":
         torch._dynamo.config.cache_size_limit = 10
 ''', [("PRV231", 5), ("PRV231", 9), ("PRV001", 13), ("PRV001", 15)]),
+    # torchao's mx_tensor.py: under `x or <check>` the true branch runs on any torch when `x`
+    # holds; under `x and <check>` the false one does.
+    "miss_a_version_check_beside_another_condition": ('''
+import torch
+
+def f(fp8):
+    if fp8 or torch.__version__ < "2.13":
+        torch._dynamo.optimize("a")
+    else:
+        torch._dynamo.optimize("b")
+
+def g(fp8):
+    if fp8 and torch.__version__ >= "2.1":
+        torch._dynamo.optimize("c")
+    else:
+        torch._dynamo.optimize("d")
+
+def h(fp8):
+    if not (fp8 or torch.__version__ < "2.13"):
+        torch._dynamo.optimize("e")
+    if torch.__version__ < "2.1" or torch.__version__ >= "2.13":
+        torch._dynamo.optimize("f")
+    return fp8 or torch._dynamo.optimize("g")
+''', [("PRV231", 5), ("PRV001", 7), ("PRV001", 11), ("PRV231", 13), ("PRV001", 17),
+      ("PRV001", 19), ("PRV231", 20)]),
     "ok_star_import_binds_no_private_name": ('''
 from torch import *
 from torch.distributed import *
