@@ -66,6 +66,25 @@ class RawFinding:
     inner: cst.CSTNode | None = None
 
 
+def _raises(body: cst.BaseSuite) -> bool:
+    last = body.body[-1] if body.body else None
+    if type(last) is cst.SimpleStatementLine:
+        last = last.body[-1]
+    return type(last) is cst.Raise
+
+
+def _members(proven: frozenset[str]) -> frozenset[str]:
+    """The members' names among what a condition proves (its dotted entries are paths)."""
+    return frozenset(name for name in proven if "." not in name)
+
+
+def _proves(present: frozenset[str], paths: tuple[str, str]) -> bool:
+    """Whether a path a guard proves present (a dotted entry: what a try flag's import
+    imported) holds one of these paths."""
+    return any("." in proven and (path == proven or path.startswith(proven + "."))
+               for proven in present for path in paths)
+
+
 def _body_ids(statement: cst.CSTNode, kind: type) -> set[int]:
     """The ids of the statements of `statement`'s indented body, when it is a `kind`."""
     if type(statement) is kind and type(statement.body) is cst.IndentedBlock:
@@ -103,6 +122,9 @@ class Detector(ScopeTracking, Visitor):
         # holding one as each `try` began: a flag the try sets may start from its default.
         self._literals: dict[int, tuple[Binding, str]] = {}
         self._try_literals: dict[int, dict[str, str]] = {}
+        self._test_marks: list[Guard] = []  # what a module's `pytestmark` lets its tests run on
+        self._loops = 0  # loops around the code being walked, in its function
+        self._outer_loops: list[int] = []
         self._returns: list[list | None] = []  # per function: what its returns gave (unannotated)
         self._depth = 0  # def/lambda nesting: a try's handlers guard only code that runs inside it
         self._stores: set[int] = set()  # attributes being assigned to: not uses
@@ -181,10 +203,11 @@ class Detector(ScopeTracking, Visitor):
         # A guard must probe the rule's own private component or something reached through it.
         names = set(parts[start:]) if start < len(parts) else {p for p in parts if is_private(p)}
         public = rule.replacement.rsplit(".", 1)[-1] if rule.replacement else ""
-        if not public and rule.kind == "generic" and parts[-1].startswith("_"):
-            # An untracked private name's public twin (`_get_global_rank`, `get_global_rank`):
-            # the fallback for a probe of the public name, which replaced it.
-            public = parts[-1].lstrip("_")
+        # An untracked private name's public twin, where it would stand (`c10d._get_global_rank`,
+        # `c10d.get_global_rank`): the fallback for a probe of the public name, which replaced it.
+        twin = ".".join(parts[:-1] + [parts[-1].lstrip("_")]) \
+            if rule.kind == "generic" and parts[-1].startswith("_") else ""
+        paths = (api, site.get("used_path") or api)
         call = site.setdefault("call", self._calls.get(id(node)))
         keywords = call_arguments(call, rule.params) if isinstance(call, cst.Call) else ()
         # A keyword newer than the API itself: a probe for the member proves too little, and
@@ -196,14 +219,15 @@ class Detector(ScopeTracking, Visitor):
         gates = []
         written = access_text(node, site.get("module"))
         for guard in self._guards():
-            if guard.exempt or (names & guard.present and not late):
+            if guard.exempt or (not late and (names & guard.present or _proves(guard.present, paths))):
                 return
             # A try body whose handler repeats this very access, or a handler that repeats
             # its body's, fails the same way twice: neither guards it.
             if failure in guard.catches and guard.depth == self._depth \
                     and written not in guard.repeats:
                 return
-            if public and public in guard.probed_public and written not in guard.repeats:
+            if (public and public in guard.probed_public or twin and twin in guard.probed_public) \
+                    and written not in guard.repeats:
                 return
             if guard.version:
                 gate, taken = guard.gate or (None, True)
@@ -239,15 +263,18 @@ class Detector(ScopeTracking, Visitor):
         for guard in reversed(self._active):
             if guard.within is None or IMPORT not in guard.catches or guard.depth != self._depth:
                 continue
+            raised = False  # a handler raises again: a `try` further out may let it pass
             for handler in self._tries[guard.within].handlers:
                 if IMPORT not in caught_kinds(handler.type):
                     continue
                 if not (ends_in_exit(handler.body) or leaves(handler.body)) \
                         and not bound_names(handler.body) & statement:
                     return guard.within
+                raised = raised or _raises(handler.body)
                 if catches_every_import_error(handler.type):
                     break  # the handlers below it never see an ImportError
-            return None
+            if not raised:
+                return None
         return None
 
     def _inside(self, statement: int) -> bool:
@@ -451,7 +478,7 @@ class Detector(ScopeTracking, Visitor):
         if original_node.orelse is not None or not self._blocks:
             return
         facts = self._facts(original_node.test)
-        if ends_in_exit(original_node.body):
+        if ends_in_exit(original_node.body) or leaves(original_node.body, branches=False):
             self._blocks[-1].append(Guard.branch(facts, False))
             test = original_node.test
             if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
@@ -459,9 +486,9 @@ class Detector(ScopeTracking, Visitor):
                 narrowed = self._narrowings.pop(id(original_node), None)
                 if narrowed is not None:  # `if not isinstance(p, DTensor): return`
                     self.resolver.bind(*narrowed)
-        elif facts.when_false and facts.when_false <= sets_attributes(original_node.body):
+        elif (members := _members(facts.when_false)) and members <= sets_attributes(original_node.body):
             # `if not hasattr(m, "_x"): m._x = {}`: from here on `_x` exists either way.
-            self._blocks[-1].append(Guard(present=facts.when_false))
+            self._blocks[-1].append(Guard(present=members))
 
     def visit_IfExp(self, node: cst.IfExp) -> bool:
         facts = self._facts(node.test)
@@ -501,7 +528,7 @@ class Detector(ScopeTracking, Visitor):
             # releases older than the newest member the body uses.
             if kinds:
                 fallback |= accessed(handler.body)
-                self._region(handler.body, Guard(probed_public=used, repeats=reached,
+                self._region(handler.body, Guard(probed_public=used | reached, repeats=reached,
                                                  before=newest))
         # A body whose handler repeats a private access fails the same way: no guard for it.
         self._region(node.body, Guard(catches=caught, depth=self._depth,
@@ -544,9 +571,30 @@ class Detector(ScopeTracking, Visitor):
             guard = self._decorator_guard(decorator.decorator, id(decorator))
             if guard is not None:
                 self._region(node.body, guard)
+        for guard in self._test_marks:
+            self._region(node.body, guard)
         super().visit_FunctionDef(node)
         self._depth += 1  # the body runs when called, outside any try around the def
         return True
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        for decorator in node.decorators:  # `@unittest.skipIf(not HAS_X, ...)` on a test class
+            guard = self._decorator_guard(decorator.decorator, id(decorator))
+            if guard is not None:
+                self._region(node.body, guard)
+        return super().visit_ClassDef(node)
+
+    def leave_Assign(self, original_node: cst.Assign) -> None:
+        super().leave_Assign(original_node)
+        if self.resolver.scopes[-1].kind == "module" and len(original_node.targets) == 1 \
+                and type(original_node.targets[0].target) is cst.Name \
+                and original_node.targets[0].target.value == "pytestmark":
+            # `pytestmark = pytest.mark.skipif(...)`: the module's tests run only where it lets them.
+            value = original_node.value
+            marks = [element.value for element in value.elements] \
+                if type(value) in (cst.List, cst.Tuple) else [value]
+            self._test_marks = [guard for mark in marks
+                                if (guard := self._decorator_guard(mark, id(mark))) is not None]
 
     def _decorator_guard(self, decorator: cst.BaseExpression, key: int) -> Guard | None:
         """A test decorator that runs the body only on some builds: `pytest.mark.skipif(cond)`,

@@ -20,6 +20,7 @@ import libcst as cst
 
 from privlint.catalog import is_private
 from privlint.reading import bound_names
+from privlint.slicing import ENDING_CALLS
 from privlint.walk import children
 from privlint.resolve import CAPFLAG, PATH, VERFLAG, Binding, dotted_parts, predicate_key, string_value
 
@@ -220,6 +221,12 @@ def condition_facts(node: cst.BaseExpression, lookup: Lookup) -> Facts:
     if kind is cst.Call:
         member = _probe_member(node)
         if member:
+            # The probed object's path too, where it resolves (`hasattr(c10d, "get_global_rank")`:
+            # `torch.distributed.distributed_c10d.get_global_rank`), for a public twin's fallback.
+            parts = dotted_parts(node.args[0].value)
+            root = lookup(parts[0]) if parts else None
+            if root is not None and root.kind == PATH:
+                return Facts(frozenset({member, ".".join([root.value, *parts[1:], member])}))
             return Facts(frozenset({member}))
         if isinstance(node.func, cst.Name):  # a predicate helper: `def has_x(): return hasattr(...)`
             binding = lookup(node.func.value)
@@ -338,15 +345,11 @@ def _bound_besides(body: cst.BaseSuite, value: str) -> frozenset[str]:
     return frozenset(found)
 
 
-# Calls that never return: the process or the test module ends there.
-_ENDING_CALLS = frozenset({"exit", "quit", "sys.exit", "os._exit", "pytest.skip", "pytest.exit",
-                           "pytest.fail"})
-
-
-def leaves(body: cst.BaseSuite) -> bool:
+def leaves(body: cst.BaseSuite, branches: bool = True) -> bool:
     """Whether a block never goes on to what follows it (nor to the code after a loop around
     it): it ends in `raise` or `return`, a call that ends the process or the test module
-    (`sys.exit(1)`, `pytest.skip(...)`), or an `if` whose every branch leaves."""
+    (`sys.exit(1)`, `pytest.skip(...)`), or (with `branches`) an `if` whose every branch
+    leaves."""
     last = body.body[-1] if body.body else None
     if type(last) is cst.SimpleStatementLine:
         last = last.body[-1]
@@ -355,8 +358,8 @@ def leaves(body: cst.BaseSuite) -> bool:
         return True
     if kind is cst.Expr and type(last.value) is cst.Call:
         parts = dotted_parts(last.value.func)
-        return parts is not None and ".".join(parts) in _ENDING_CALLS
-    if kind is cst.If:
+        return parts is not None and ".".join(parts) in ENDING_CALLS
+    if kind is cst.If and branches:
         branch = last
         while type(branch) is cst.If:
             if not leaves(branch.body) or branch.orelse is None:
@@ -367,9 +370,10 @@ def leaves(body: cst.BaseSuite) -> bool:
 
 
 def _imported_private_paths(imports: list[cst.Import | cst.ImportFrom]) -> frozenset[str]:
-    """The last part of each private torch path the imports import (`_dynamo` for `import
-    torch._dynamo`, `fully_shard` for `from torch.distributed._composable.fsdp import
-    fully_shard`): what a flag true only after they worked proves present."""
+    """The private torch paths the imports import (`torch._dynamo` for `import torch._dynamo`,
+    `torch.distributed._composable.fsdp.fully_shard` for `from torch.distributed._composable.fsdp
+    import fully_shard`): what a flag true only after they worked proves present, with what
+    they hold (Guard.present: a dotted entry is a path, a plain one a member's name)."""
     found: set[str] = set()
     for small in imports:
         if type(small) is cst.Import:
@@ -379,12 +383,13 @@ def _imported_private_paths(imports: list[cst.Import | cst.ImportFrom]) -> froze
         else:
             module = dotted_parts(small.module) or []
             paths = [module + (dotted_parts(alias.name) or [])[:1] for alias in small.names]
-        found.update(path[-1] for path in paths
+        found.update(".".join(path) for path in paths
                      if path[:1] == ["torch"] and len(path) > 1 and any(is_private(p) for p in path))
     return frozenset(found)
 
 
-def try_flag(node: cst.Try, before: Callable[[str], "str | None"]) -> tuple[frozenset[str], frozenset[str]] | None:
+def try_flag(node: cst.Try | cst.TryStar,
+             before: Callable[[str], "str | None"]) -> tuple[frozenset[str], frozenset[str]] | None:
     """The flags a `try` sets for the private torch imports its body makes: (their names, what
     they prove present, _imported_private_paths). After the `try`, such a flag is true only
     where every import of the body worked. `before`: the literal (`"True"`, `"False"`) a name
@@ -392,7 +397,10 @@ def try_flag(node: cst.Try, before: Callable[[str], "str | None"]) -> tuple[froz
     - every handler that does not leave (`raise`, `return`, `sys.exit(...)`: `leaves`) sets it
       to False and binds it no other way, or, when it was False before the `try`, binds it
       not at all while it is set True only after the body's last import or in the `else`,
-      and the body binds it no other way;
+      and the body binds it no other way (`before` says nothing in a loop: the default holds
+      on the first pass only);
+    - a handler catches every ImportError (one for `ModuleNotFoundError` alone lets the others
+      by, to a `try` further out that may swallow them);
     - no `finally` binds it (a handler that leaves by `break` or `continue` does not leave:
       the code after the loop runs with the flag as it was);
     - it is set True in the body or the `else`, or set False in a handler."""
@@ -411,6 +419,8 @@ def try_flag(node: cst.Try, before: Callable[[str], "str | None"]) -> tuple[froz
     # What the body binds any other way: a flag it sets so may be true when an import failed.
     otherwise = _bound_besides(node.body, "True") | {
         found[0] for small in statements[:last_import + 1] if (found := literal_set(small)) is not None}
+    if not any(catches_every_import_error(handler.type) for handler in node.handlers):
+        return None  # an ImportError the handlers let by may be swallowed further out
     names = _sets(node.body, "True") | proven
     falling = [handler for handler in node.handlers if not leaves(handler.body)]
     for handler in falling:

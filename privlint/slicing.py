@@ -339,15 +339,35 @@ def _is_string_statement(statement: ast.stmt) -> bool:
         and type(statement.value.value) in (str, bytes)
 
 
+# Calls that never return: the process or the test module ends there (guards.leaves).
+ENDING_CALLS = frozenset({"exit", "quit", "sys.exit", "os._exit", "pytest.skip", "pytest.exit",
+                          "pytest.fail"})
+
+
+def _dotted(node: ast.expr) -> str:
+    parts = []
+    while type(node) is ast.Attribute:
+        parts.append(node.attr)
+        node = node.value
+    return ".".join([node.id, *reversed(parts)]) if type(node) is ast.Name else ""
+
+
 def _is_guard(statement: ast.stmt) -> bool:
-    """A statement whose guard holds for the code after it (detect.py's `leave_If`, `visit_Assert`)."""
+    """A statement whose guard holds for the code after it (detect.py's `leave_If`, `visit_Assert`),
+    and a module's `pytestmark`, which guards its tests."""
     if isinstance(statement, ast.Assert):
         return True
     if isinstance(statement, ast.ImportFrom) and (statement.module == "__future__"
                                                   or any(a.name == "*" for a in statement.names)):
         return True
+    if type(statement) is ast.Assign and any(type(target) is ast.Name and target.id == "pytestmark"
+                                             for target in statement.targets):
+        return True
     if isinstance(statement, ast.If) and not statement.orelse:
-        if isinstance(statement.body[-1], (ast.Return, ast.Raise, ast.Continue, ast.Break)):
+        last = statement.body[-1]
+        if isinstance(last, (ast.Return, ast.Raise, ast.Continue, ast.Break)) or (
+                type(last) is ast.Expr and type(last.value) is ast.Call
+                and _dotted(last.value.func) in ENDING_CALLS):
             return True
         for statement_ in statement.body:
             for node in walk(statement_):

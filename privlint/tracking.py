@@ -71,7 +71,10 @@ class ScopeTracking:
                 self._literals[id(binding)] = (binding, setting[1])
 
     def _literals_at(self, node: cst.Try | cst.TryStar) -> None:
-        """The names of this scope that hold a literal True or False as the `try` begins."""
+        """The names of this scope that hold a literal True or False as the `try` begins; none
+        in a loop, where a later pass begins with what the one before left."""
+        if self._loops:
+            return
         self._try_literals[id(node)] = {
             name: known[1] for name, binding in self.resolver.scopes[-1].names.items()
             if (known := self._literals.get(id(binding))) is not None and known[0] is binding}
@@ -84,6 +87,7 @@ class ScopeTracking:
 
     def visit_For(self, node: cst.For) -> bool:
         self._bind_iteration(node.target, node.iter)
+        self._loops += 1
         return True
 
     def _bind_iteration(self, target: cst.BaseExpression, iterable: cst.BaseExpression) -> None:
@@ -93,13 +97,25 @@ class ScopeTracking:
         else:
             self._bind_target(target, None)
 
-    def leave_Try(self, original_node: cst.Try) -> None:
+    def leave_Try(self, original_node: cst.Try | cst.TryStar) -> None:
         # `try: import torch._x; HAS_X = True` / `except ImportError: HAS_X = False`
         flags = try_flag(original_node, self._try_literals.pop(id(original_node), {}).get)
         if flags is not None:
             names, members = flags
             for name in sorted(names):
                 self.resolver.bind(name, Binding(CAPFLAG, members=members))
+
+    leave_TryStar = leave_Try
+
+    def leave_For(self, original_node: cst.For) -> None:
+        self._loops -= 1
+
+    def visit_While(self, node: cst.While) -> bool:
+        self._loops += 1
+        return True
+
+    def leave_While(self, original_node: cst.While) -> None:
+        self._loops -= 1
 
     def visit_ExceptHandler(self, node: cst.ExceptHandler) -> bool:
         if node.name and isinstance(node.name.name, cst.Name):
@@ -111,6 +127,8 @@ class ScopeTracking:
         returns = self.resolver.annotation(node.returns.annotation) if node.returns else None
         made = returns.value if returns is not None and returns.kind == INSTANCE else ""
         self.resolver.bind(node.name.value, Binding(FUNCTION, made, members=self._predicate(node)))
+        self._outer_loops.append(self._loops)  # a body runs when called, not once per pass
+        self._loops = 0
         self.resolver.push("function")
         self._functions.append(node)
         self._returns.append([] if node.returns is None else None)
@@ -125,6 +143,7 @@ class ScopeTracking:
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
         self.resolver.pop()
+        self._loops = self._outer_loops.pop()
         self._functions.pop()
         returned = self._returns.pop()
         if returned:  # unannotated: what every `return` gave, when that is one tracked type

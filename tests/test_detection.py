@@ -1017,6 +1017,123 @@ def h(fp8):
     return fp8 or torch._dynamo.optimize("g")
 ''', [("PRV231", 5), ("PRV001", 7), ("PRV001", 11), ("PRV231", 13), ("PRV001", 17),
       ("PRV001", 19), ("PRV231", 20)]),
+    # A second review's holes: what a try flag proves, a failure an outer try swallows, a
+    # default in a loop, except*, a public twin of another object's member.
+    "miss_guarded_imports_and_flags_a_second_look": ('''
+import logging
+import torch
+import torch.distributed as dist
+try:
+    try:
+        import torch._dynamo
+    except ImportError:
+        logging.warning("no dynamo"); raise
+except Exception:
+    pass
+def swallowed_further_out(m):
+    return torch._dynamo.optimize("eager")(m)
+
+try:
+    from torch._inductor import config
+    HAS = True
+except ImportError:
+    HAS = False
+def proves_what_it_imported():
+    if HAS:
+        torch._dynamo.config.suppress_errors = True
+        torch._inductor.config.x = 1
+
+def a_default_in_a_loop(flags):
+    ready = False
+    for name in flags:
+        try:
+            import torch._dynamo
+            ready = True
+        except ImportError:
+            pass
+        if ready:
+            return torch._dynamo.optimize("e")
+        ready = True
+
+ONLY_NOT_FOUND = True
+try:
+    try:
+        import torch._dynamo
+    except ModuleNotFoundError:
+        ONLY_NOT_FOUND = False
+except Exception:
+    pass
+def only_not_found(m):
+    if ONLY_NOT_FOUND:
+        torch._dynamo.optimize("k")
+
+try:
+    import torch._dynamo
+except* ImportError:
+    STARRED = False
+else:
+    STARRED = True
+def starred():
+    if STARRED:
+        torch._dynamo.optimize("q")
+
+def twin_of_another_object(args, g):
+    if hasattr(args, "get_global_rank"):
+        return args.get_global_rank
+    else:
+        return dist.distributed_c10d._get_global_rank(g, 0)
+''', [("PRV231", 12), ("PRV231", 21), ("PRV231", 33), ("PRV231", 46), ("PRV900", 62)]),
+    # Test files: a flag in `pytestmark`, a class's skip decorator, `pytest.skip` in an if.
+    "guard_test_skips_on_a_try_flag": ('''
+import unittest
+import pytest
+import torch
+try:
+    import torch._dynamo
+    HAS = True
+except ImportError:
+    HAS = False
+
+def test_a(m):
+    return torch._dynamo.optimize("e")(m)
+
+@unittest.skipIf(not HAS, "needs dynamo")
+class T(unittest.TestCase):
+    def test_b(self):
+        torch._dynamo.optimize("e")
+
+def test_c(m):
+    if not HAS:
+        pytest.skip("needs dynamo")
+    torch._dynamo.optimize("e")
+''', [("PRV231", 11)]),
+    "guard_a_pytestmark_on_a_try_flag": ('''
+import pytest
+import torch
+try:
+    import torch._dynamo
+    HAS = True
+except ImportError:
+    HAS = False
+
+pytestmark = [pytest.mark.skipif(not HAS, reason="needs dynamo"), pytest.mark.slow]
+
+def test_a(m):
+    return torch._dynamo.optimize("e")(m)
+''', []),
+    "miss_a_flag_test_that_neither_leaves_nor_sets": ('''
+import torch
+try:
+    import torch._dynamo
+    HAS = True
+except ImportError:
+    HAS = False
+
+def f():
+    if not HAS:
+        print("no dynamo")
+    torch._dynamo.optimize("x")
+''', [("PRV231", 11)]),
     "ok_star_import_binds_no_private_name": ('''
 from torch import *
 from torch.distributed import *

@@ -371,6 +371,35 @@ CASES = {
                 torch._C.tree_map(m)
             return m
     """,
+    "a pytestmark on a try flag, far above the tests": """
+        import pytest
+        import torch
+        try:
+            import torch._dynamo
+            HAS = True
+        except ImportError:
+            HAS = False
+        pytestmark = pytest.mark.skipif(not HAS, reason="needs dynamo")
+        @FILLER@
+        def test_compiled(model):
+            return torch._dynamo.optimize("x")(model)
+    """,
+    "pytest.skip under a try flag in a long test": """
+        import pytest
+        import torch
+        try:
+            import torch._dynamo
+            HAS = True
+        except ImportError:
+            HAS = False
+        @FILLER@
+        def test_compiled(model):
+            model.eval()
+            if not HAS:
+                pytest.skip("needs dynamo")
+            @BODY@
+            return torch._dynamo.optimize("x")(model)
+    """,
     "a predicate method defined after its use": """
         import torch.distributed as dist
         HAS_BASE = hasattr(dist, "_all_gather_base")
@@ -940,6 +969,7 @@ STATEMENTS = [
     "try:\n    from torch import _dynamo\nexcept ImportError:\n    pass",
     "def dyn_{a}():\n    if has_{b}:\n        return torch._dynamo.optimize('x')\n    return _dynamo.optimize('y')",
     "has_{a} = False",
+    "pytestmark = pytest.mark.skipif(not has_{a}, reason='x')",
     "try:\n    from torch import _dynamo\n    has_{a} = True\nexcept ImportError:\n    pass",
     "try:\n    from torch.utils._pytree import tree_map as tm\nexcept ImportError: has_{a} = False\nelse: has_{a} = True",
     "def guarded_{a}():\n    x = 1\n    if not has_{b}:\n        return None\n    return _dynamo.optimize('z')",
@@ -997,6 +1027,7 @@ INNER = [
     "ok_{a} = False",
     "try:\n    from torch import _dynamo\n    ok_{a} = True\n    also_{a} = True\nexcept ImportError:\n    return None",
     "if not ok_{b}:\n    return None",
+    "if not ok_{b}:\n    pytest.skip('x')",
 ]
 
 
