@@ -227,6 +227,8 @@ def condition_facts(node: cst.BaseExpression, lookup: Lookup) -> Facts:
             root = lookup(parts[0]) if parts else None
             if root is not None and root.kind == PATH:
                 return Facts(frozenset({member, ".".join([root.value, *parts[1:], member])}))
+            if root is None and parts and parts[0] == "torch":  # (bound where the text does not show)
+                return Facts(frozenset({member, ".".join([*parts, member])}))
             return Facts(frozenset({member}))
         if isinstance(node.func, cst.Name):  # a predicate helper: `def has_x(): return hasattr(...)`
             binding = lookup(node.func.value)

@@ -1134,6 +1134,17 @@ def f():
         print("no dynamo")
     torch._dynamo.optimize("x")
 ''', [("PRV231", 11)]),
+    # deepspeed's comm/torch.py: `torch` comes from a project module's star import.
+    "guard_the_public_twin_s_fallback_on_a_name_bound_elsewhere": ('''
+from .utils import *
+
+def get_global_rank(group, group_rank):
+    if hasattr(torch.distributed.distributed_c10d, "get_global_rank"):
+        from torch.distributed.distributed_c10d import get_global_rank as _get_global_rank
+    else:
+        from torch.distributed.distributed_c10d import _get_global_rank
+    return _get_global_rank(group, group_rank)
+''', []),
     "ok_star_import_binds_no_private_name": ('''
 from torch import *
 from torch.distributed import *
