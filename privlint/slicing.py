@@ -421,6 +421,21 @@ def _single_literal(text: bytes) -> bool:
 _ISINSTANCE = frozenset({b"isinstance"})
 
 
+def _guarded_imports(tree: ast.Module) -> frozenset[bytes]:
+    """The private names the imports inside a `try`'s body bind (`_dynamo` of `from torch
+    import _dynamo`, `_dyn` of `import torch._dynamo as _dyn`)."""
+    found: set[bytes] = set()
+    for node in _statements_in(tree.body):
+        if type(node) in _TRIES:
+            for part in _statements_in(node.body):
+                if type(part) is ast.Import or type(part) is ast.ImportFrom:
+                    for alias in part.names:
+                        name = (alias.asname or alias.name).split(".")[0]
+                        if name[:1] == "_":
+                            found.add(name.encode())
+    return frozenset(found)
+
+
 def _lines_holding(data: bytes, lines: list[bytes], names: frozenset[bytes]) -> frozenset[int]:
     """The numbers of the lines whose bytes hold one of `names`, and of every line that is not
     ASCII (it may spell one in other letters, as CPython reads names NFKC)."""
@@ -896,12 +911,12 @@ def _slice(data: bytes, tree: ast.Module, candidates: frozenset[int], inside_tor
     # word on a candidate's line (`f(_GROUP)`) is a name like any other: its bindings are kept.
     private = _private(frozenset(name.encode() for name in names) if names is not None else frozenset(
         w for line in candidates if 0 < line <= len(lines) for w in _WORD.findall(lines[line - 1])))
-    # A use through a name that holds a private path (`_dynamo.optimize(...)` after `from
-    # torch import _dynamo`) is no candidate of the gate's, and may still be reported (the
-    # import's `try` may have let its failure pass): the guards before it are kept as a
+    # A use through a private name a guarded import binds (`_dynamo.optimize(...)` after `try:
+    # from torch import _dynamo`) is no candidate of the gate's, and may still be reported (the
+    # import's handler may have let its failure pass): the guards before it are kept as a
     # candidate's are.
-    slicer = _Slicer(lines, units, candidates | _lines_holding(data, lines, private), private,
-                     sorted(star.lineno for star in stars), scopes, stores)
+    slicer = _Slicer(lines, units, candidates | _lines_holding(data, lines, _guarded_imports(tree) & private),
+                     private, sorted(star.lineno for star in stars), scopes, stores)
     slicer.add(units)
     slicer.run()
     first = next((index for index, unit in enumerate(units) if unit.kept), 0)
