@@ -66,6 +66,54 @@ class RawFinding:
     inner: cst.CSTNode | None = None
 
 
+def _binds_once(statements: "list[cst.BaseStatement]", name: str) -> bool:
+    """Whether the module's own code (not its functions' and classes') binds `name` once, by a
+    plain assignment among its top-level statements."""
+    if not any(type(statement) is cst.SimpleStatementLine and any(
+            type(small) is cst.Assign and any(type(target.target) is cst.Name and target.target.value == name
+                                              for target in small.targets) for small in statement.body)
+            for statement in statements):
+        return False  # (most modules: nothing more to read)
+    top = {id(statement) for statement in statements}
+    count, plain = 0, False
+    pending: list = list(statements)
+    while pending:
+        statement = pending.pop()
+        kind = type(statement)
+        if kind is cst.FunctionDef or kind is cst.ClassDef:
+            continue
+        if kind is cst.SimpleStatementLine or kind is cst.SimpleStatementSuite:
+            for small in statement.body:
+                if name in bound_names(small):
+                    count += 1
+                    plain = plain or (type(small) is cst.Assign and id(statement) in top)
+            continue
+        # A compound statement's header may bind it too (`for pytestmark in ...`, `with ... as`).
+        inner = list(_inner_statements(statement))
+        count += name in bound_names(statement) and not any(name in bound_names(s) for s in inner)
+        pending.extend(inner)
+    return count == 1 and plain
+
+
+def _inner_statements(statement: cst.CSTNode):
+    """The statements of a compound statement's blocks: an `if`'s and its `elif`s' and `else`'s,
+    a loop's and its `else`'s, a `try`'s handlers' and `finally`'s, a `with`'s, a `match`'s cases'."""
+    blocks = [handler.body for handler in getattr(statement, "handlers", ())]
+    blocks += [case.body for case in getattr(statement, "cases", ())]
+    for field in ("body", "orelse", "finalbody"):
+        part = getattr(statement, field, None)
+        while part is not None and not isinstance(part, cst.BaseSuite):
+            if type(part) is cst.If:  # an `elif`
+                blocks.append(part.body)
+                part = part.orelse
+            else:  # `else:`, `finally:`
+                part = getattr(part, "body", None)
+        if part is not None:
+            blocks.append(part)
+    for block in blocks:
+        yield from (block.body if type(block) is cst.IndentedBlock else [block])
+
+
 def _raises(body: cst.BaseSuite) -> bool:
     last = body.body[-1] if body.body else None
     if type(last) is cst.SimpleStatementLine:
@@ -78,11 +126,24 @@ def _members(proven: frozenset[str]) -> frozenset[str]:
     return frozenset(name for name in proven if "." not in name)
 
 
-def _proves(present: frozenset[str], paths: tuple[str, str]) -> bool:
+def _proves(present: frozenset[str], paths: tuple[str, str], depth: int) -> bool:
     """Whether a path a guard proves present (a dotted entry: what a try flag's import
-    imported) holds one of these paths."""
-    return any("." in proven and (path == proven or path.startswith(proven + "."))
+    imported) holds one of these paths and reaches their part at `depth` (the rule's private
+    name: `import torch._C` proves `torch._C`, not `torch._C._host_emptyCache`)."""
+    return any("." in proven and proven.count(".") >= depth
+               and (path == proven or path.startswith(proven + "."))
                for proven in present for path in paths)
+
+
+def _stands_in(twin: str, probed: frozenset[str]) -> bool:
+    """Whether a probed path is the public twin `twin` (`c10d.get_global_rank`) or its
+    re-export from a package above (`torch.distributed.get_global_rank`)."""
+    module, _, name = twin.rpartition(".")
+    for path in probed:
+        above, _, member = path.rpartition(".")
+        if member == name and above and (module == above or module.startswith(above + ".")):
+            return True
+    return False
 
 
 def _body_ids(statement: cst.CSTNode, kind: type) -> set[int]:
@@ -123,6 +184,8 @@ class Detector(ScopeTracking, Visitor):
         self._literals: dict[int, tuple[Binding, str]] = {}
         self._try_literals: dict[int, dict[str, str]] = {}
         self._test_marks: list[Guard] = []  # what a module's `pytestmark` lets its tests run on
+        # pytest reads the module's last `pytestmark`: it is read only when bound once, at the top.
+        self._pytestmark_once = _binds_once(module.body, "pytestmark")
         self._loops = 0  # loops around the code being walked, in its function
         self._outer_loops: list[int] = []
         self._returns: list[list | None] = []  # per function: what its returns gave (unannotated)
@@ -218,15 +281,18 @@ class Detector(ScopeTracking, Visitor):
             failure = CALL
         gates = []
         written = access_text(node, site.get("module"))
+        # A path a try flag proves holds what is below it, down to the rule's own private name.
+        depth = start if rule.kind != "generic" else max(
+            (at for at, part in enumerate(parts) if is_private(part)), default=0)
         for guard in self._guards():
-            if guard.exempt or (not late and (names & guard.present or _proves(guard.present, paths))):
+            if guard.exempt or (not late and (names & guard.present or _proves(guard.present, paths, depth))):
                 return
             # A try body whose handler repeats this very access, or a handler that repeats
             # its body's, fails the same way twice: neither guards it.
             if failure in guard.catches and guard.depth == self._depth \
                     and written not in guard.repeats:
                 return
-            if (public and public in guard.probed_public or twin and twin in guard.probed_public) \
+            if (public and public in guard.probed_public or twin and _stands_in(twin, guard.probed_public)) \
                     and written not in guard.repeats:
                 return
             if guard.version:
@@ -528,7 +594,7 @@ class Detector(ScopeTracking, Visitor):
             # releases older than the newest member the body uses.
             if kinds:
                 fallback |= accessed(handler.body)
-                self._region(handler.body, Guard(probed_public=used | reached, repeats=reached,
+                self._region(handler.body, Guard(probed_public=used | self._resolved(reached), repeats=reached,
                                                  before=newest))
         # A body whose handler repeats a private access fails the same way: no guard for it.
         self._region(node.body, Guard(catches=caught, depth=self._depth,
@@ -538,6 +604,17 @@ class Detector(ScopeTracking, Visitor):
         self._tries[id(node)] = node
         self._literals_at(node)
         return True
+
+    def _resolved(self, accesses: frozenset[str]) -> frozenset[str]:
+        """Accesses as written (`dist.get_global_rank`), with their head resolved where it
+        names a path (`torch.distributed.get_global_rank`)."""
+        found = set(accesses)
+        for access in accesses:
+            head, dot, rest = access.partition(".")
+            binding = self.resolver.lookup(head) if dot and head != "*" else None
+            if binding is not None and binding.kind == PATH:
+                found.add(f"{binding.value}.{rest}")
+        return frozenset(found)
 
     def _reached_before(self) -> "tuple[int, int] | None":
         bounds = [guard.before for guard in self._guards() if guard.before is not None]
@@ -571,8 +648,9 @@ class Detector(ScopeTracking, Visitor):
             guard = self._decorator_guard(decorator.decorator, id(decorator))
             if guard is not None:
                 self._region(node.body, guard)
-        for guard in self._test_marks:
-            self._region(node.body, guard)
+        if node.name.value.startswith("test"):  # what pytest collects; a helper may run at import
+            for guard in self._test_marks:
+                self._region(node.body, guard)
         super().visit_FunctionDef(node)
         self._depth += 1  # the body runs when called, outside any try around the def
         return True
@@ -580,15 +658,18 @@ class Detector(ScopeTracking, Visitor):
     def visit_ClassDef(self, node: cst.ClassDef) -> bool:
         for decorator in node.decorators:  # `@unittest.skipIf(not HAS_X, ...)` on a test class
             guard = self._decorator_guard(decorator.decorator, id(decorator))
-            if guard is not None:
-                self._region(node.body, guard)
+            if guard is not None and type(node.body) is cst.IndentedBlock:
+                for statement in node.body.body:  # its tests; the class body runs at import
+                    if type(statement) is cst.FunctionDef:
+                        self._region(statement.body, guard)
         return super().visit_ClassDef(node)
 
     def leave_Assign(self, original_node: cst.Assign) -> None:
         super().leave_Assign(original_node)
-        if self.resolver.scopes[-1].kind == "module" and len(original_node.targets) == 1 \
+        if self._pytestmark_once and len(original_node.targets) == 1 \
                 and type(original_node.targets[0].target) is cst.Name \
-                and original_node.targets[0].target.value == "pytestmark":
+                and original_node.targets[0].target.value == "pytestmark" \
+                and self.resolver.scopes[-1].kind == "module":  # (the one binding, at the top)
             # `pytestmark = pytest.mark.skipif(...)`: the module's tests run only where it lets them.
             value = original_node.value
             marks = [element.value for element in value.elements] \

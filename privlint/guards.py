@@ -138,11 +138,15 @@ class Facts:
     # for a version check; under `x or <check>` the true branch runs on any torch when `x`
     # holds, and under `x and <check>` the false one does. None: both are `version`.
     decides: tuple[bool, bool] | None = None
+    # The paths probed (`torch.distributed.distributed_c10d.get_global_rank` for
+    # `hasattr(c10d, "get_global_rank")`): in a branch where the member is absent, what a
+    # public twin's fallback stands in for. Never what a branch proves present.
+    probed: frozenset[str] = frozenset()
 
     def negated(self) -> "Facts":
         return Facts(self.when_false, self.when_true, self.version,
                      negate(self.bound) if self.bound else None,
-                     (self.decides[1], self.decides[0]) if self.decides else None)
+                     (self.decides[1], self.decides[0]) if self.decides else None, self.probed)
 
     def decided(self, taken: bool) -> bool:
         """Whether the torch version decides that this branch runs."""
@@ -211,13 +215,14 @@ def condition_facts(node: cst.BaseExpression, lookup: Lookup) -> Facts:
         left = condition_facts(node.left, lookup)
         right = condition_facts(node.right, lookup)
         version = left.version or right.version
+        probed = left.probed | right.probed
         if isinstance(node.operator, cst.And):
             return Facts(left.when_true | right.when_true, left.when_false & right.when_false, version,
                          decides=(left.decided(True) or right.decided(True),
-                                  left.decided(False) and right.decided(False)))
+                                  left.decided(False) and right.decided(False)), probed=probed)
         return Facts(left.when_true & right.when_true, left.when_false | right.when_false, version,
                      decides=(left.decided(True) and right.decided(True),
-                              left.decided(False) or right.decided(False)))
+                              left.decided(False) or right.decided(False)), probed=probed)
     if kind is cst.Call:
         member = _probe_member(node)
         if member:
@@ -226,9 +231,9 @@ def condition_facts(node: cst.BaseExpression, lookup: Lookup) -> Facts:
             parts = dotted_parts(node.args[0].value)
             root = lookup(parts[0]) if parts else None
             if root is not None and root.kind == PATH:
-                return Facts(frozenset({member, ".".join([root.value, *parts[1:], member])}))
+                return Facts(frozenset({member}), probed=frozenset({".".join([root.value, *parts[1:], member])}))
             if root is None and parts and parts[0] == "torch":  # (bound where the text does not show)
-                return Facts(frozenset({member, ".".join([*parts, member])}))
+                return Facts(frozenset({member}), probed=frozenset({".".join([*parts, member])}))
             return Facts(frozenset({member}))
         if isinstance(node.func, cst.Name):  # a predicate helper: `def has_x(): return hasattr(...)`
             binding = lookup(node.func.value)
@@ -390,8 +395,8 @@ def _imported_private_paths(imports: list[cst.Import | cst.ImportFrom]) -> froze
     return frozenset(found)
 
 
-def try_flag(node: cst.Try | cst.TryStar,
-             before: Callable[[str], "str | None"]) -> tuple[frozenset[str], frozenset[str]] | None:
+def try_flag(node: cst.Try | cst.TryStar, before: Callable[[str], "str | None"],
+             swallowed: bool = False) -> tuple[frozenset[str], frozenset[str]] | None:
     """The flags a `try` sets for the private torch imports its body makes: (their names, what
     they prove present, _imported_private_paths). After the `try`, such a flag is true only
     where every import of the body worked. `before`: the literal (`"True"`, `"False"`) a name
@@ -401,8 +406,9 @@ def try_flag(node: cst.Try | cst.TryStar,
       not at all while it is set True only after the body's last import or in the `else`,
       and the body binds it no other way (`before` says nothing in a loop: the default holds
       on the first pass only);
-    - a handler catches every ImportError (one for `ModuleNotFoundError` alone lets the others
-      by, to a `try` further out that may swallow them);
+    - inside a `try` or `suppress` that catches what an import raises (`swallowed`), a handler
+      catches every ImportError (one for `ModuleNotFoundError` alone lets the others by, and
+      the one around swallows them); outside any, an ImportError it lets by ends the module;
     - no `finally` binds it (a handler that leaves by `break` or `continue` does not leave:
       the code after the loop runs with the flag as it was);
     - it is set True in the body or the `else`, or set False in a handler."""
@@ -421,7 +427,7 @@ def try_flag(node: cst.Try | cst.TryStar,
     # What the body binds any other way: a flag it sets so may be true when an import failed.
     otherwise = _bound_besides(node.body, "True") | {
         found[0] for small in statements[:last_import + 1] if (found := literal_set(small)) is not None}
-    if not any(catches_every_import_error(handler.type) for handler in node.handlers):
+    if swallowed and not any(catches_every_import_error(handler.type) for handler in node.handlers):
         return None  # an ImportError the handlers let by may be swallowed further out
     names = _sets(node.body, "True") | proven
     falling = [handler for handler in node.handlers if not leaves(handler.body)]
@@ -459,6 +465,7 @@ class Guard:
     def branch(cls, facts: Facts, taken: bool, gate: int | None = None) -> "Guard":
         present = facts.when_true if taken else facts.when_false
         absent = facts.when_false if taken else facts.when_true
+        absent |= {path for path in facts.probed if path.rsplit(".", 1)[-1] in absent}
         bound = facts.bound if taken or facts.bound is None else negate(facts.bound)
         version = facts.decided(taken)
         return cls(present=present, probed_public=absent, version=version,

@@ -341,7 +341,7 @@ def _is_string_statement(statement: ast.stmt) -> bool:
 
 # Calls that never return: the process or the test module ends there (guards.leaves).
 ENDING_CALLS = frozenset({"exit", "quit", "sys.exit", "os._exit", "pytest.skip", "pytest.exit",
-                          "pytest.fail"})
+                          "pytest.fail", "self.skipTest"})
 
 
 def _dotted(node: ast.expr) -> str:
@@ -354,7 +354,8 @@ def _dotted(node: ast.expr) -> str:
 
 def _is_guard(statement: ast.stmt) -> bool:
     """A statement whose guard holds for the code after it (detect.py's `leave_If`, `visit_Assert`),
-    and a module's `pytestmark`, which guards its tests."""
+    and a module's `pytestmark`, which guards its tests (the detector reads it where the module
+    binds it once: its other bindings are kept as any binder of a name kept code mentions)."""
     if isinstance(statement, ast.Assert):
         return True
     if isinstance(statement, ast.ImportFrom) and (statement.module == "__future__"

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from privlint.guards import Guard, literal_set, mentions_torch_version, try_flag
+from privlint.guards import IMPORT, Guard, literal_set, mentions_torch_version, try_flag
 from privlint.resolve import (CAPFLAG, ELEMENTS, FOREIGN, FUNCTION, INSTANCE, PATH, VERFLAG,
                               HANDED_ON, Binding, Resolver, dotted_parts, predicate_key)
 from privlint.walk import Visitor, walk
@@ -99,7 +99,10 @@ class ScopeTracking:
 
     def leave_Try(self, original_node: cst.Try | cst.TryStar) -> None:
         # `try: import torch._x; HAS_X = True` / `except ImportError: HAS_X = False`
-        flags = try_flag(original_node, self._try_literals.pop(id(original_node), {}).get)
+        # A `try` or `suppress` around this one that catches what an import raises may swallow
+        # what this one's handlers let by.
+        swallowed = any(IMPORT in guard.catches and guard.depth == self._depth for guard in self._active)
+        flags = try_flag(original_node, self._try_literals.pop(id(original_node), {}).get, swallowed)
         if flags is not None:
             names, members = flags
             for name in sorted(names):

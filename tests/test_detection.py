@@ -1145,6 +1145,102 @@ def get_global_rank(group, group_rank):
         from torch.distributed.distributed_c10d import _get_global_rank
     return _get_global_rank(group, group_rank)
 ''', []),
+    # A third review's holes. pytest reads a module's last `pytestmark`, for its tests only.
+    "miss_pytestmarks_that_guard_nothing_here": ('''
+import sys
+import unittest
+import pytest
+import torch
+try:
+    import torch._inductor.config
+    HAS_X = True
+except ImportError:
+    HAS_X = False
+
+pytestmark = pytest.mark.skipif(not HAS_X, reason="x")
+
+def test_a():
+    torch._inductor.config.foo = 1
+
+if sys.platform == "win32":
+    pytestmark = pytest.mark.slow
+''', [("PRV421", 14)]),
+    "miss_what_a_skip_does_not_skip": ('''
+import unittest
+import pytest
+import torch
+try:
+    import torch._inductor.config
+    HAS_X = True
+except ImportError:
+    HAS_X = False
+
+pytestmark = pytest.mark.skipif(not HAS_X, reason="x")
+
+def default_threads():
+    return torch._inductor.config.compile_threads
+
+THREADS = default_threads()
+
+@unittest.skipIf(not HAS_X, "no inductor")
+class T(unittest.TestCase):
+    fn = torch._inductor.config.foo
+
+    def test_b(self):
+        torch._inductor.config.foo = 1
+
+class U(unittest.TestCase):
+    def test_c(self):
+        if not HAS_X:
+            self.skipTest("no inductor")
+        torch._inductor.config.foo = 1
+''', [("PRV421", 13), ("PRV421", 19)]),
+    "guard_a_public_twin_through_a_re_export": ('''
+import torch.distributed as dist
+
+def f(g, r):
+    if hasattr(dist, "get_global_rank"):
+        return dist.get_global_rank(g, r)
+    return dist.distributed_c10d._get_global_rank(g, r)
+
+def h(g, r):
+    try:
+        return dist.get_global_rank(g, r)
+    except AttributeError:
+        return dist.distributed_c10d._get_global_rank(g, r)
+
+try:
+    from torch.distributed import get_global_rank
+except ImportError:
+    from torch.distributed.distributed_c10d import _get_global_rank as get_global_rank
+''', []),
+    "miss_a_parent_s_probe_or_import_proves_nothing_below_it": ('''
+import torch
+
+def default_group():
+    if hasattr(torch, "distributed") and torch.distributed.is_initialized():
+        return torch.distributed.distributed_c10d._get_default_group()
+
+def snapshot():
+    if hasattr(torch.cuda, "memory"):
+        torch.cuda.memory._dump_snapshot("x.pickle")
+
+try:
+    import torch._C
+    HAS_C = True
+except ImportError:
+    HAS_C = False
+if HAS_C:
+    torch._C._host_emptyCache()
+
+try:
+    import torch._inductor.config
+    HAS_IND = True
+except ModuleNotFoundError:
+    HAS_IND = False
+if HAS_IND:
+    torch._inductor.config.foo = 1
+''', [("PRV301", 5), ("PRV414", 9), ("PRV403", 17)]),
     "ok_star_import_binds_no_private_name": ('''
 from torch import *
 from torch.distributed import *

@@ -384,6 +384,22 @@ CASES = {
         def test_compiled(model):
             return torch._dynamo.optimize("x")(model)
     """,
+    "a pytestmark bound again below the tests": """
+        import sys
+        import pytest
+        import torch
+        try:
+            import torch._dynamo
+            HAS = True
+        except ImportError:
+            HAS = False
+        pytestmark = pytest.mark.skipif(not HAS, reason="needs dynamo")
+        def test_compiled(model):
+            return torch._dynamo.optimize("x")(model)
+        @FILLER@
+        if sys.platform == "win32":
+            pytestmark = pytest.mark.slow
+    """,
     "pytest.skip under a try flag in a long test": """
         import pytest
         import torch
