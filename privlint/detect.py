@@ -137,13 +137,12 @@ def _proves(present: frozenset[str], paths: tuple[str, str], depth: int) -> bool
 
 def _stands_in(twin: str, probed: frozenset[str]) -> bool:
     """Whether a probed path is the public twin `twin` (`c10d.get_global_rank`) or its
-    re-export from a package above (`torch.distributed.get_global_rank`)."""
+    re-export from the package just above (`torch.distributed.get_global_rank`; never from
+    `torch` itself, which re-exports few of its subpackages' names)."""
     module, _, name = twin.rpartition(".")
-    for path in probed:
-        above, _, member = path.rpartition(".")
-        if member == name and above and (module == above or module.startswith(above + ".")):
-            return True
-    return False
+    parent = module.rpartition(".")[0]
+    return any(path.rpartition(".")[2] == name and (
+        path.rpartition(".")[0] == module or path.rpartition(".")[0] == parent != "torch") for path in probed)
 
 
 def _body_ids(statement: cst.CSTNode, kind: type) -> set[int]:
@@ -648,7 +647,8 @@ class Detector(ScopeTracking, Visitor):
             guard = self._decorator_guard(decorator.decorator, id(decorator))
             if guard is not None:
                 self._region(node.body, guard)
-        if node.name.value.startswith("test"):  # what pytest collects; a helper may run at import
+        if node.name.value.startswith("test") and not self._functions:  # what pytest collects
+            # (a helper, or a test defined inside a function, may run at import)
             for guard in self._test_marks:
                 self._region(node.body, guard)
         super().visit_FunctionDef(node)

@@ -142,11 +142,21 @@ class Facts:
     # `hasattr(c10d, "get_global_rank")`): in a branch where the member is absent, what a
     # public twin's fallback stands in for. Never what a branch proves present.
     probed: frozenset[str] = frozenset()
+    # What each branch proves absent, where that is not what the other proves present (under
+    # `hasattr(x, "m") and c` the false branch runs with `m` present when `c` is false).
+    absent: tuple[frozenset[str], frozenset[str]] | None = None
 
     def negated(self) -> "Facts":
         return Facts(self.when_false, self.when_true, self.version,
                      negate(self.bound) if self.bound else None,
-                     (self.decides[1], self.decides[0]) if self.decides else None, self.probed)
+                     (self.decides[1], self.decides[0]) if self.decides else None, self.probed,
+                     (self.absent[1], self.absent[0]) if self.absent else None)
+
+    def absent_in(self, taken: bool) -> frozenset[str]:
+        """What is known absent in this branch (a single probe: absent where it failed)."""
+        if self.absent is not None:
+            return self.absent[0 if taken else 1]
+        return self.when_false if taken else self.when_true
 
     def decided(self, taken: bool) -> bool:
         """Whether the torch version decides that this branch runs."""
@@ -219,10 +229,14 @@ def condition_facts(node: cst.BaseExpression, lookup: Lookup) -> Facts:
         if isinstance(node.operator, cst.And):
             return Facts(left.when_true | right.when_true, left.when_false & right.when_false, version,
                          decides=(left.decided(True) or right.decided(True),
-                                  left.decided(False) and right.decided(False)), probed=probed)
+                                  left.decided(False) and right.decided(False)), probed=probed,
+                         absent=(left.absent_in(True) | right.absent_in(True),
+                                 left.absent_in(False) & right.absent_in(False)))
         return Facts(left.when_true & right.when_true, left.when_false | right.when_false, version,
                      decides=(left.decided(True) and right.decided(True),
-                              left.decided(False) or right.decided(False)), probed=probed)
+                              left.decided(False) or right.decided(False)), probed=probed,
+                     absent=(left.absent_in(True) & right.absent_in(True),
+                             left.absent_in(False) | right.absent_in(False)))
     if kind is cst.Call:
         member = _probe_member(node)
         if member:
@@ -464,7 +478,7 @@ class Guard:
     @classmethod
     def branch(cls, facts: Facts, taken: bool, gate: int | None = None) -> "Guard":
         present = facts.when_true if taken else facts.when_false
-        absent = facts.when_false if taken else facts.when_true
+        absent = facts.absent_in(taken)
         absent |= {path for path in facts.probed if path.rsplit(".", 1)[-1] in absent}
         bound = facts.bound if taken or facts.bound is None else negate(facts.bound)
         version = facts.decided(taken)

@@ -82,9 +82,9 @@ def _target_names(target: cst.BaseExpression):
 
 
 def bound_names(node: cst.CSTNode) -> frozenset[str]:
-    """The names a piece of code may bind: assignment, loop, `with ... as` and walrus targets,
-    imports, `def`s and classes, `except ... as`, and `global`/`nonlocal` declarations (which
-    hand the name to code the reading cannot see)."""
+    """The names a piece of code may bind (or unbind, by `del`): assignment, loop, `with ... as`
+    and walrus targets, imports, `def`s and classes, `except ... as`, and `global`/`nonlocal`
+    declarations (which hand the name to code the reading cannot see)."""
     found: set[str] = set()
     for current in _descendants(node):
         kind = type(current)
@@ -110,6 +110,8 @@ def bound_names(node: cst.CSTNode) -> frozenset[str]:
                              if alias.asname is None)
         elif kind is cst.Global or kind is cst.Nonlocal:
             found.update(item.name.value for item in current.names)
+        elif kind is cst.Del:  # unbinds it: no longer what was bound
+            found.update(_target_names(current.target))
         elif (kind is cst.MatchAs or kind is cst.MatchStar) and current.name is not None:
             found.add(current.name.value)
         elif kind is cst.MatchMapping and current.rest is not None:

@@ -1241,6 +1241,69 @@ except ModuleNotFoundError:
 if HAS_IND:
     torch._inductor.config.foo = 1
 ''', [("PRV301", 5), ("PRV414", 9), ("PRV403", 17)]),
+    # A fourth review's holes: `torch` re-exports few of its subpackages' names, and the false
+    # branch of `probe and x` may run with the probed name present.
+    "miss_fallbacks_whose_twin_may_be_present": ('''
+import torch
+import torch.distributed as dist
+
+def b(g, r):
+    if hasattr(torch, "get_global_rank"):
+        return 1
+    return dist.distributed_c10d._get_global_rank(g, r)
+
+def h(g, r):
+    try:
+        return torch.get_global_rank(g, r)
+    except AttributeError:
+        return dist.distributed_c10d._get_global_rank(g, r)
+
+def a(g, r, use):
+    if hasattr(dist.distributed_c10d, "get_global_rank") and use:
+        return dist.distributed_c10d.get_global_rank(g, r)
+    else:
+        return dist.distributed_c10d._get_global_rank(g, r)
+
+def o(g, r, use):
+    if hasattr(dist.distributed_c10d, "get_global_rank") or use:
+        return 1
+    return dist.distributed_c10d._get_global_rank(g, r)
+''', [("PRV900", 7), ("PRV900", 13), ("PRV900", 19)]),
+    "miss_pytestmarks_deleted_or_nested": ('''
+import pytest
+import torch
+try:
+    import torch._inductor.config
+    HAS_X = True
+except ImportError:
+    HAS_X = False
+
+pytestmark = pytest.mark.skipif(not HAS_X, reason="x")
+
+def make():
+    def test_inner():
+        torch._inductor.config.foo = 1
+    return test_inner
+
+def test_outer():
+    torch._inductor.config.foo = 2
+''', [("PRV421", 13)]),
+    "miss_a_deleted_pytestmark": ('''
+import pytest
+import torch
+try:
+    import torch._inductor.config
+    HAS_X = True
+except ImportError:
+    HAS_X = False
+
+pytestmark = pytest.mark.skipif(not HAS_X, reason="x")
+
+def test_a():
+    torch._inductor.config.foo = 1
+
+del pytestmark
+''', [("PRV421", 12)]),
     "ok_star_import_binds_no_private_name": ('''
 from torch import *
 from torch.distributed import *
