@@ -145,6 +145,9 @@ class Facts:
     # What each branch proves absent, where that is not what the other proves present (under
     # `hasattr(x, "m") and c` the false branch runs with `m` present when `c` is false).
     absent: tuple[frozenset[str], frozenset[str]] | None = None
+    # The probes as written (`torch.compiler.allow_in_graph` for `hasattr(torch.compiler,
+    # "allow_in_graph")`), when the condition is a probe or an `and` of them: a chain.
+    chain: frozenset[str] = frozenset()
 
     def negated(self) -> "Facts":
         return Facts(self.when_false, self.when_true, self.version,
@@ -227,11 +230,16 @@ def condition_facts(node: cst.BaseExpression, lookup: Lookup) -> Facts:
         version = left.version or right.version
         probed = left.probed | right.probed
         if isinstance(node.operator, cst.And):
+            # `hasattr(torch, "compiler") and hasattr(torch.compiler, "x")` is false where either
+            # fails, and `torch.compiler.x` is missing either way.
+            chained = frozenset(path.rpartition(".")[2] for path in right.chain
+                                if path.rpartition(".")[0] in left.chain)
             return Facts(left.when_true | right.when_true, left.when_false & right.when_false, version,
                          decides=(left.decided(True) or right.decided(True),
                                   left.decided(False) and right.decided(False)), probed=probed,
                          absent=(left.absent_in(True) | right.absent_in(True),
-                                 left.absent_in(False) & right.absent_in(False)))
+                                 (left.absent_in(False) & right.absent_in(False)) | chained),
+                         chain=left.chain | right.chain)
         return Facts(left.when_true & right.when_true, left.when_false | right.when_false, version,
                      decides=(left.decided(True) and right.decided(True),
                               left.decided(False) or right.decided(False)), probed=probed,
@@ -243,12 +251,14 @@ def condition_facts(node: cst.BaseExpression, lookup: Lookup) -> Facts:
             # The probed object's path too, where it resolves (`hasattr(c10d, "get_global_rank")`:
             # `torch.distributed.distributed_c10d.get_global_rank`), for a public twin's fallback.
             parts = dotted_parts(node.args[0].value)
+            chain = frozenset({".".join([*parts, member])}) if parts else frozenset()
             root = lookup(parts[0]) if parts else None
             if root is not None and root.kind == PATH:
-                return Facts(frozenset({member}), probed=frozenset({".".join([root.value, *parts[1:], member])}))
+                return Facts(frozenset({member}), chain=chain,
+                             probed=frozenset({".".join([root.value, *parts[1:], member])}))
             if root is None and parts and parts[0] == "torch":  # (bound where the text does not show)
-                return Facts(frozenset({member}), probed=frozenset({".".join([*parts, member])}))
-            return Facts(frozenset({member}))
+                return Facts(frozenset({member}), chain=chain, probed=chain)
+            return Facts(frozenset({member}), chain=chain)
         if isinstance(node.func, cst.Name):  # a predicate helper: `def has_x(): return hasattr(...)`
             binding = lookup(node.func.value)
             if binding is not None and binding.members:
