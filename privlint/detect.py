@@ -142,7 +142,8 @@ def _stands_in(twin: str, probed: frozenset[str]) -> bool:
     module, _, name = twin.rpartition(".")
     parent = module.rpartition(".")[0]
     return any(path.rpartition(".")[2] == name and (
-        path.rpartition(".")[0] == module or path.rpartition(".")[0] == parent != "torch") for path in probed)
+        path.rpartition(".")[0] == module or path.rpartition(".")[0] == parent not in ("", "torch"))
+        for path in probed)
 
 
 def _body_ids(statement: cst.CSTNode, kind: type) -> set[int]:

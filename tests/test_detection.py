@@ -1304,6 +1304,22 @@ def test_a():
 
 del pytestmark
 ''', [("PRV421", 12)]),
+    # A fifth review: a twin on `torch` itself has no package above (a bare name is no path).
+    "miss_a_twin_on_torch_probed_on_another_object": ('''
+import torch
+
+def f(args, t):
+    if hasattr(args, "made_up_fn"):
+        pass
+    else:
+        torch._made_up_fn(t)
+
+def g(model, t):
+    try:
+        model.made_up_fn(t)
+    except AttributeError:
+        torch._made_up_fn(t)
+''', [("PRV900", 7), ("PRV900", 13)]),
     "ok_star_import_binds_no_private_name": ('''
 from torch import *
 from torch.distributed import *
