@@ -100,8 +100,8 @@ def _inner_statements(statement: cst.CSTNode):
     a loop's and its `else`'s, a `try`'s handlers' and `finally`'s, a `with`'s, a `match`'s cases'."""
     blocks = [handler.body for handler in getattr(statement, "handlers", ())]
     blocks += [case.body for case in getattr(statement, "cases", ())]
-    for field in ("body", "orelse", "finalbody"):
-        part = getattr(statement, field, None)
+    for name in ("body", "orelse", "finalbody"):
+        part = getattr(statement, name, None)
         while part is not None and not isinstance(part, cst.BaseSuite):
             if type(part) is cst.If:  # an `elif`
                 blocks.append(part.body)
