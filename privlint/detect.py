@@ -13,7 +13,7 @@ import libcst as cst
 
 from privlint.catalog import Catalog, Rule, is_private
 from privlint.guards import (ATTRIBUTE, CALL, IMPORT, Bound, Facts, Guard, catches_every_import_error,
-                             caught_kinds, condition_facts, ends_in_exit, is_type_checking, leaves,
+                             caught_kinds, condition_facts, ends_in_exit, is_type_checking, last_statement, leaves,
                              negate, version_bound)
 from privlint.project import ProjectIndex
 from privlint.tracking import ScopeTracking, bind_import, prebind_module_imports
@@ -114,13 +114,6 @@ def _inner_statements(statement: cst.CSTNode):
         yield from (block.body if type(block) is cst.IndentedBlock else [block])
 
 
-def _raises(body: cst.BaseSuite) -> bool:
-    last = body.body[-1] if body.body else None
-    if type(last) is cst.SimpleStatementLine:
-        last = last.body[-1]
-    return type(last) is cst.Raise
-
-
 def _members(proven: frozenset[str]) -> frozenset[str]:
     """The members' names among what a condition proves (its dotted entries are paths)."""
     return frozenset(name for name in proven if "." not in name)
@@ -179,9 +172,9 @@ class Detector(ScopeTracking, Visitor):
         self._functions: list[cst.FunctionDef] = []
         # A class's predicate methods, read at its `class` line and known from its body on.
         self._class_predicates: dict[int, tuple[ClassInfo, dict[str, Binding]]] = {}
-        # Bindings of a literal True or False (id -> (binding, "True"/"False")), and the names
+        # Bindings of a literal True or False ((name, binding, "True"/"False")), and the names
         # holding one as each `try` began: a flag the try sets may start from its default.
-        self._literals: dict[int, tuple[Binding, str]] = {}
+        self._literals: list[tuple[str, Binding, str]] = []
         self._try_literals: dict[int, dict[str, str]] = {}
         self._test_marks: list[Guard] = []  # what a module's `pytestmark` lets its tests run on
         # pytest reads the module's last `pytestmark`: it is read only when bound once, at the top.
@@ -336,7 +329,7 @@ class Detector(ScopeTracking, Visitor):
                 if not (ends_in_exit(handler.body) or leaves(handler.body)) \
                         and not bound_names(handler.body) & statement:
                     return guard.within
-                raised = raised or _raises(handler.body)
+                raised = raised or type(last_statement(handler.body)) is cst.Raise
                 if catches_every_import_error(handler.type):
                     break  # the handlers below it never see an ImportError
             if not raised:
@@ -384,6 +377,7 @@ class Detector(ScopeTracking, Visitor):
         module_match = self.catalog.match(module) if module_private else None
         statement_reported = False
         before = len(self.findings)
+        statement = bound_names(node)
         for alias in names:
             name_parts = dotted_parts(alias.name)
             if not name_parts:
@@ -403,7 +397,7 @@ class Detector(ScopeTracking, Visitor):
             bound = alias.asname.name if alias.asname else alias.name
             if isinstance(bound, cst.Name):
                 self._handle([bound.value], matched[0], reported=len(self.findings) > before,
-                             statement=bound_names(node))
+                             statement=statement)
         if module_match is not None and not names:  # `from torch._x import *`
             self._report(node, module_match[0], module_match[1], IMPORT, import_statement=node,
                          star=True)

@@ -320,14 +320,17 @@ def caught_kinds(handler_type: cst.BaseExpression | None) -> frozenset[str]:
     return frozenset(_CATCHES.get(parts[-1], ())) if parts else frozenset()
 
 
+def last_statement(body: cst.BaseSuite) -> cst.CSTNode | None:
+    """A block's last statement, a small one where its last line holds several."""
+    last = body.body[-1] if body.body else None
+    if type(last) is cst.SimpleStatementLine:
+        last = last.body[-1]
+    return last
+
+
 def ends_in_exit(body: cst.BaseSuite) -> bool:
     """True if a block always leaves its enclosing block: return, raise, continue, break."""
-    if not body.body:
-        return False
-    last = body.body[-1]
-    if isinstance(last, cst.SimpleStatementLine):
-        last = last.body[-1]
-    return isinstance(last, (cst.Return, cst.Raise, cst.Continue, cst.Break))
+    return isinstance(last_statement(body), (cst.Return, cst.Raise, cst.Continue, cst.Break))
 
 
 def _small_statements(body: cst.BaseSuite):
@@ -381,9 +384,7 @@ def leaves(body: cst.BaseSuite, branches: bool = True) -> bool:
     it): it ends in `raise` or `return`, a call that ends the process or the test module
     (`sys.exit(1)`, `pytest.skip(...)`), or (with `branches`) an `if` whose every branch
     leaves."""
-    last = body.body[-1] if body.body else None
-    if type(last) is cst.SimpleStatementLine:
-        last = last.body[-1]
+    last = last_statement(body)
     kind = type(last)
     if kind is cst.Raise or kind is cst.Return:
         return True

@@ -165,10 +165,10 @@ class ProjectIndex:
             sides = [s for s in (node.left, node.right)
                      if not (isinstance(s, ast.Constant) and s.value is None)]
             return self._annotation_type(facts, sides[0]) if len(sides) == 1 else None
-        if isinstance(node, ast.Subscript) and _dotted(node.value) \
-                and _dotted(node.value).split(".")[-1] == "Optional":
+        if isinstance(node, ast.Subscript) and dotted_name(node.value) \
+                and dotted_name(node.value).split(".")[-1] == "Optional":
             return self._annotation_type(facts, node.slice)
-        dotted = _dotted(node)
+        dotted = dotted_name(node)
         if not dotted:
             return None
         head, _, rest = dotted.partition(".")
@@ -239,7 +239,8 @@ def _relative(module: str) -> str | None:
     return module.replace(".", os.sep)
 
 
-def _dotted(node: ast.expr) -> str | None:
+def dotted_name(node: ast.expr) -> str | None:
+    """`a.b.c` for that chain of attributes on a name; None for anything else."""
     parts = []
     while isinstance(node, ast.Attribute):
         parts.append(node.attr)

@@ -71,14 +71,15 @@ def _descendants(node: cst.CSTNode):
         stack.extend(children(current))
 
 
-def _target_names(target: cst.BaseExpression):
+def target_names(target: cst.CSTNode) -> list[str]:
+    """The names an assignment target binds (`a, (b, *c)`: a, b, c)."""
     if type(target) is cst.Name:
-        yield target.value
-    elif type(target) in (cst.Tuple, cst.List):
-        for element in target.elements:
-            yield from _target_names(element.value)
-    elif type(target) is cst.StarredElement:
-        yield from _target_names(target.value)
+        return [target.value]
+    if type(target) in (cst.Tuple, cst.List):
+        return [name for element in target.elements for name in target_names(element.value)]
+    if type(target) is cst.StarredElement:
+        return target_names(target.value)
+    return []
 
 
 def bound_names(node: cst.CSTNode) -> frozenset[str]:
@@ -89,13 +90,13 @@ def bound_names(node: cst.CSTNode) -> frozenset[str]:
     for current in _descendants(node):
         kind = type(current)
         if kind is cst.AssignTarget or kind is cst.AnnAssign or kind is cst.AugAssign:
-            found.update(_target_names(current.target))
+            found.update(target_names(current.target))
         elif kind is cst.For or kind is cst.CompFor:
-            found.update(_target_names(current.target))
+            found.update(target_names(current.target))
         elif kind is cst.NamedExpr:
-            found.update(_target_names(current.target))
+            found.update(target_names(current.target))
         elif kind is cst.AsName:
-            found.update(_target_names(current.name))
+            found.update(target_names(current.name))
         elif kind is cst.FunctionDef or kind is cst.ClassDef:
             found.add(current.name.value)
         elif kind is cst.Import:
@@ -111,7 +112,7 @@ def bound_names(node: cst.CSTNode) -> frozenset[str]:
         elif kind is cst.Global or kind is cst.Nonlocal:
             found.update(item.name.value for item in current.names)
         elif kind is cst.Del:  # unbinds it: no longer what was bound
-            found.update(_target_names(current.target))
+            found.update(target_names(current.target))
         elif (kind is cst.MatchAs or kind is cst.MatchStar) and current.name is not None:
             found.add(current.name.value)
         elif kind is cst.MatchMapping and current.rest is not None:

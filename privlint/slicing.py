@@ -63,6 +63,7 @@ from typing import Iterator
 
 from privlint.astgate import BODIES, SelfStores, children, returns_in, walk
 from privlint.prefilter import may_spell_a_name
+from privlint.project import dotted_name
 from privlint.prose import declares_another_encoding
 
 _WORD = re.compile(rb"[A-Za-z_\x80-\xff][A-Za-z0-9_\x80-\xff]*")  # non-ASCII bytes are name bytes
@@ -344,14 +345,6 @@ ENDING_CALLS = frozenset({"exit", "quit", "sys.exit", "os._exit", "pytest.skip",
                           "pytest.fail", "self.skipTest"})
 
 
-def _dotted(node: ast.expr) -> str:
-    parts = []
-    while type(node) is ast.Attribute:
-        parts.append(node.attr)
-        node = node.value
-    return ".".join([node.id, *reversed(parts)]) if type(node) is ast.Name else ""
-
-
 def _is_guard(statement: ast.stmt) -> bool:
     """A statement whose guard holds for the code after it (detect.py's `leave_If`, `visit_Assert`),
     and a module's `pytestmark`, which guards its tests (the detector reads it where the module
@@ -368,7 +361,7 @@ def _is_guard(statement: ast.stmt) -> bool:
         last = statement.body[-1]
         if isinstance(last, (ast.Return, ast.Raise, ast.Continue, ast.Break)) or (
                 type(last) is ast.Expr and type(last.value) is ast.Call
-                and _dotted(last.value.func) in ENDING_CALLS):
+                and dotted_name(last.value.func) in ENDING_CALLS):
             return True
         for statement_ in statement.body:
             for node in walk(statement_):

@@ -68,16 +68,16 @@ class ScopeTracking:
         if setting is not None:
             binding = self.resolver.lookup_local(setting[0])
             if binding is not None:
-                self._literals[id(binding)] = (binding, setting[1])
+                self._literals.append((setting[0], binding, setting[1]))
 
     def _literals_at(self, node: cst.Try | cst.TryStar) -> None:
         """The names of this scope that hold a literal True or False as the `try` begins; none
         in a loop, where a later pass begins with what the one before left."""
         if self._loops:
             return
-        self._try_literals[id(node)] = {
-            name: known[1] for name, binding in self.resolver.scopes[-1].names.items()
-            if (known := self._literals.get(id(binding))) is not None and known[0] is binding}
+        names = self.resolver.scopes[-1].names
+        self._try_literals[id(node)] = {name: value for name, binding, value in self._literals
+                                        if names.get(name) is binding}
 
     def leave_AugAssign(self, original_node: cst.AugAssign) -> None:
         self._bind_target(original_node.target, None)

@@ -11,6 +11,13 @@ import pytest
 from conftest import check_batch
 
 MESH = 'from torch.distributed.device_mesh import DeviceMesh, init_device_mesh\n'
+# A flag a `try` sets for a private import (the test cases that read it, or fail to).
+INDUCTOR_FLAG = """try:
+    import torch._inductor.config
+    HAS_X = True
+except ImportError:
+    HAS_X = False
+"""
 
 CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
     # ---- guards that protect ---------------------------------------------------------------
@@ -1151,12 +1158,7 @@ import sys
 import unittest
 import pytest
 import torch
-try:
-    import torch._inductor.config
-    HAS_X = True
-except ImportError:
-    HAS_X = False
-
+''' + INDUCTOR_FLAG + '''
 pytestmark = pytest.mark.skipif(not HAS_X, reason="x")
 
 def test_a():
@@ -1169,12 +1171,7 @@ if sys.platform == "win32":
 import unittest
 import pytest
 import torch
-try:
-    import torch._inductor.config
-    HAS_X = True
-except ImportError:
-    HAS_X = False
-
+''' + INDUCTOR_FLAG + '''
 pytestmark = pytest.mark.skipif(not HAS_X, reason="x")
 
 def default_threads():
@@ -1272,12 +1269,7 @@ def o(g, r, use):
     "miss_pytestmarks_deleted_or_nested": ('''
 import pytest
 import torch
-try:
-    import torch._inductor.config
-    HAS_X = True
-except ImportError:
-    HAS_X = False
-
+''' + INDUCTOR_FLAG + '''
 pytestmark = pytest.mark.skipif(not HAS_X, reason="x")
 
 def make():
@@ -1291,12 +1283,7 @@ def test_outer():
     "miss_a_deleted_pytestmark": ('''
 import pytest
 import torch
-try:
-    import torch._inductor.config
-    HAS_X = True
-except ImportError:
-    HAS_X = False
-
+''' + INDUCTOR_FLAG + '''
 pytestmark = pytest.mark.skipif(not HAS_X, reason="x")
 
 def test_a():

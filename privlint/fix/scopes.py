@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
+from privlint.reading import target_names
 from privlint.walk import Visitor, walk
 
 _SCOPES = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
@@ -49,16 +50,6 @@ def parents_of(module: cst.Module) -> dict[int, cst.CSTNode]:
     return visitor.parents
 
 
-def _target_names(target: cst.CSTNode) -> list[str]:
-    if isinstance(target, cst.Name):
-        return [target.value]
-    if isinstance(target, (cst.Tuple, cst.List)):
-        return [n for element in target.elements for n in _target_names(element.value)]
-    if isinstance(target, cst.StarredElement):
-        return _target_names(target.value)
-    return []
-
-
 class _Bindings(Visitor):
     """Every binding of `name` in one scope; nested scopes only count when they reach out."""
 
@@ -84,36 +75,36 @@ class _Bindings(Visitor):
 
     def visit_Assign(self, node: cst.Assign) -> None:
         for target in node.targets:
-            if self.name in _target_names(target.target):
+            if self.name in target_names(target.target):
                 self._add(node, "assign" if isinstance(target.target, cst.Name)
                           and len(node.targets) == 1 else "other")
 
     def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
-        if self.name in _target_names(node.target) and node.value is not None:
+        if self.name in target_names(node.target) and node.value is not None:
             self._add(node, "assign")
 
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
-        if self.name in _target_names(node.target):
+        if self.name in target_names(node.target):
             self._add(node, "other")
 
     def visit_For(self, node: cst.For) -> None:
-        if self.name in _target_names(node.target):
+        if self.name in target_names(node.target):
             self._add(node, "other")
 
     def visit_WithItem(self, node: cst.WithItem) -> None:
-        if node.asname is not None and self.name in _target_names(node.asname.name):
+        if node.asname is not None and self.name in target_names(node.asname.name):
             self._add(node, "other")
 
     def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
-        if self.name in _target_names(node.target):
+        if self.name in target_names(node.target):
             self._add(node, "other")
 
     def visit_ExceptHandler(self, node: cst.ExceptHandler) -> None:
-        if node.name is not None and self.name in _target_names(node.name.name):
+        if node.name is not None and self.name in target_names(node.name.name):
             self._add(node, "other")
 
     def visit_Del(self, node: cst.Del) -> None:
-        if self.name in _target_names(node.target):
+        if self.name in target_names(node.target):
             self._add(node, "other")
 
     def visit_Import(self, node: cst.Import) -> None:
