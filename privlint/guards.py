@@ -44,7 +44,11 @@ _VERSION_WORDS = re.compile(
     r"|\d+_\d+", re.IGNORECASE)
 
 Lookup = Callable[[str], "Binding | None"]
-Bound = tuple[str, tuple[int, int]]
+# The torch releases a branch may run on: one comparison, (">=", (2, 10)); an "and" or an "or"
+# of two bounds (`v >= (2, 4) and v < (2, 6)`, `lo <= v < hi`); or ANY, for a condition that is
+# no version check (`x and v >= 2.10` runs only on 2.10+, `x or v >= 2.10` anywhere).
+Bound = tuple
+ANY: Bound = ("any", ())
 _NEGATED = {">=": "<", "<": ">=", ">": "<=", "<=": ">", "==": "!=", "!=": "=="}
 _FLIPPED = {">=": "<=", "<=": ">=", ">": "<", "<": ">", "==": "==", "!=": "!="}
 _OPERATORS = {cst.GreaterThanEqual: ">=", cst.GreaterThan: ">", cst.LessThan: "<",
@@ -55,14 +59,36 @@ _MINOR = re.compile(r"^\s*v?(\d+)[._](\d+)")
 
 
 def negate(bound: Bound) -> Bound:
-    return _NEGATED[bound[0]], bound[1]
+    op, operand = bound
+    if op == "any":
+        return bound  # what is no version check may be false anywhere, as it may be true
+    if op in ("and", "or"):
+        return ("or" if op == "and" else "and"), tuple(negate(part) for part in operand)
+    return _NEGATED[op], operand
 
 
 def admits(bound: Bound, minor: tuple[int, int]) -> bool:
     """Whether a minor release satisfies a bound (at minor precision: `>= 2.4.1` admits 2.4)."""
     op, edge = bound
+    if op == "any":
+        return True
+    if op == "and":
+        return all(admits(part, minor) for part in edge)
+    if op == "or":
+        return any(admits(part, minor) for part in edge)
     return {">=": minor >= edge, ">": minor > edge, "<": minor < edge, "<=": minor <= edge,
             "==": minor == edge, "!=": minor != edge}[op]
+
+
+def bound_text(bound: Bound | None) -> str:
+    """A bound as a flag's binding keeps it (read back by version_bound): empty for none."""
+    return repr(bound) if bound is not None else ""
+
+
+def _read_bound_text(text: str) -> Bound | None:
+    import ast
+
+    return ast.literal_eval(text) if text else None
 
 
 def _minor_of(node: cst.BaseExpression) -> tuple[int, int] | None:
@@ -88,8 +114,7 @@ def version_bound(node: cst.BaseExpression, lookup: Lookup) -> Bound | None:
         parts = dotted_parts(node)
         binding = lookup(parts[0]) if parts and len(parts) == 1 else None
         if binding is not None and binding.kind == VERFLAG and binding.value:
-            op, _, text = binding.value.partition(":")
-            return op, tuple(int(p) for p in text.split("."))  # type: ignore[return-value]
+            return _read_bound_text(binding.value)
         joined = "_".join(parts or ())
         digits = re.search(r"(\d+)_(\d+)", joined)
         if digits and "torch" in joined.lower():
@@ -113,16 +138,39 @@ def version_bound(node: cst.BaseExpression, lookup: Lookup) -> Bound | None:
             if edge and _BELOW.search(name):
                 return "<", edge
         return None
-    if isinstance(node, cst.Comparison) and len(node.comparisons) == 1:
-        target = node.comparisons[0]
-        op = _OPERATORS.get(type(target.operator))
-        if op is None:
+    if isinstance(node, cst.Comparison):
+        # `lo <= v < hi` is `lo <= v and v < hi`: each link read on its own.
+        bounds: list[Bound] = []
+        left = node.left
+        for target in node.comparisons:
+            bound = _compared(left, target.operator, target.comparator, lookup)
+            if bound is None:
+                return None
+            bounds.append(bound)
+            left = target.comparator
+        if all(bound is ANY for bound in bounds):
             return None
-        left, right = node.left, target.comparator
-        if mentions_torch_version(left, lookup) and _minor_of(right):
-            return op, _minor_of(right)
-        if mentions_torch_version(right, lookup) and _minor_of(left):
-            return _FLIPPED[op], _minor_of(left)
+        whole = bounds[0]
+        for bound in bounds[1:]:
+            whole = ("and", (whole, bound))
+        return whole
+    return None
+
+
+def _compared(left: cst.BaseExpression, operator: cst.BaseCompOp, right: cst.BaseExpression,
+              lookup: Lookup) -> Bound | None:
+    """One link of a comparison: the bound it puts on torch's release, ANY when it reads no
+    version (`0 < n` in `0 < n and ...`), None when it reads one the text does not say."""
+    left_reads, right_reads = mentions_torch_version(left, lookup), mentions_torch_version(right, lookup)
+    if not left_reads and not right_reads:
+        return ANY
+    op = _OPERATORS.get(type(operator))
+    if op is None:
+        return None
+    if left_reads and not right_reads and _minor_of(right):
+        return op, _minor_of(right)
+    if right_reads and not left_reads and _minor_of(left):
+        return _FLIPPED[op], _minor_of(left)
     return None
 
 
@@ -219,6 +267,17 @@ def mentions_torch_version(node: cst.BaseExpression, lookup: Lookup) -> bool:
     return False
 
 
+def _joined(operator: cst.BaseBooleanOp, left: Facts, right: Facts) -> Bound | None:
+    """The bound of `left and right` (or `or`) when true: a side that is no version check
+    bounds nothing (ANY); a version check the text cannot read leaves the whole unread."""
+    sides = []
+    for side in (left, right):
+        if side.version and side.bound is None:
+            return None
+        sides.append(side.bound if side.version else ANY)
+    return ("and" if isinstance(operator, cst.And) else "or"), tuple(sides)
+
+
 def condition_facts(node: cst.BaseExpression, lookup: Lookup) -> Facts:
     """What holds in each branch of a condition (conservative: unknown proves nothing)."""
     kind = type(node)  # (exact types: libcst's node classes are ABCs, slow in isinstance)
@@ -229,6 +288,7 @@ def condition_facts(node: cst.BaseExpression, lookup: Lookup) -> Facts:
         right = condition_facts(node.right, lookup)
         version = left.version or right.version
         probed = left.probed | right.probed
+        bound = _joined(node.operator, left, right) if version else None
         if isinstance(node.operator, cst.And):
             # `hasattr(torch, "compiler") and hasattr(torch.compiler, "x")` is false where either
             # fails, and `torch.compiler.x` is missing either way.
@@ -239,12 +299,12 @@ def condition_facts(node: cst.BaseExpression, lookup: Lookup) -> Facts:
                                   left.decided(False) and right.decided(False)), probed=probed,
                          absent=(left.absent_in(True) | right.absent_in(True),
                                  (left.absent_in(False) & right.absent_in(False)) | chained),
-                         chain=left.chain | right.chain)
+                         chain=left.chain | right.chain, bound=bound)
         return Facts(left.when_true & right.when_true, left.when_false | right.when_false, version,
                      decides=(left.decided(True) and right.decided(True),
                               left.decided(False) or right.decided(False)), probed=probed,
                      absent=(left.absent_in(True) & right.absent_in(True),
-                             left.absent_in(False) | right.absent_in(False)))
+                             left.absent_in(False) | right.absent_in(False)), bound=bound)
     if kind is cst.Call:
         member = _probe_member(node)
         if member:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from privlint.guards import IMPORT, Guard, literal_set, mentions_torch_version, try_flag
+from privlint.guards import IMPORT, Guard, bound_text, literal_set, mentions_torch_version, try_flag
 from privlint.resolve import (CAPFLAG, ELEMENTS, FOREIGN, FUNCTION, INSTANCE, PATH, VERFLAG,
                               HANDED_ON, Binding, Resolver, dotted_parts, predicate_key)
 from privlint.walk import Visitor, walk
@@ -26,8 +26,7 @@ class ScopeTracking:
         if isinstance(value, (cst.Comparison, cst.Call, cst.BooleanOperation, cst.UnaryOperation,
                               cst.Name, cst.Attribute)) \
                 and mentions_torch_version(value, self.resolver.lookup):
-            bound = facts.bound  # kept as "op:major.minor" so a later `if FLAG:` reads it
-            return Binding(VERFLAG, f"{bound[0]}:{bound[1][0]}.{bound[1][1]}" if bound else "")
+            return Binding(VERFLAG, bound_text(facts.bound))  # so that a later `if FLAG:` reads it
         binding = self.resolver.infer(value)
         if binding is not None and binding.kind == INSTANCE and isinstance(value, cst.Call):
             device = value.args[0].value if value.args and value.args[0].keyword is None else None

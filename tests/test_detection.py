@@ -1417,3 +1417,47 @@ def test_root():
 def test_version_checks_are_read_against_the_supported_range(tmp_path, target, expected):
     found = check_batch(tmp_path, {"checks": VERSION_CHECKS}, "--target-torch", target)
     assert sorted((f["code"], f["line"], f["severity"]) for f in found["checks"]) == expected
+
+
+VERSION_RANGES = '''
+import torch
+from packaging.version import Version
+from torch.distributed.device_mesh import init_device_mesh
+
+mesh = init_device_mesh("cpu", (4,))
+V = Version(torch.__version__)
+if Version("2.4") <= V < Version("2.6"):
+    mesh._get_root_mesh()
+if V >= Version("2.4") and V < Version("2.6"):
+    mesh._get_root_mesh()
+if not (V >= Version("2.4") and V < Version("2.6")):
+    mesh._get_root_mesh()
+if mesh.ndim > 1 and V >= Version("2.12"):
+    mesh._get_root_mesh()
+if mesh.ndim > 1 or V >= Version("2.12"):
+    mesh._get_root_mesh()
+OLD = V < Version("2.1") or V >= Version("2.99")
+if OLD:
+    mesh._get_root_mesh()
+if 0 < mesh.ndim and V < Version("2.1"):
+    mesh._get_root_mesh()
+'''
+
+
+@pytest.mark.parametrize("target,expected", [
+    # Under >=2.6 the 2.4-2.5 ranges (lines 8, 10) are dead, and so are the branches that need
+    # 2.0 (a flag holding an `or` of two bounds, line 19; `0 < n and`, line 21); the range's
+    # `not` (12) runs on every 2.6+, as does the `or` with a plain test (16): plain PRV103;
+    # `n > 1 and v >= 2.12` runs on 2.12+ only: chosen by the version (PRV001).
+    (">=2.6", [("PRV001", 14), ("PRV103", 12), ("PRV103", 16)]),
+    # Under <2.4 the ranges are dead, and so is 2.12+; the 2.1 bounds choose.
+    (">=2.0,<2.4", [("PRV001", 19), ("PRV001", 21), ("PRV103", 12), ("PRV103", 16)]),
+    # Every release: each version check chooses, but for the `or` with a plain test.
+    (">=2.0", [("PRV001", 8), ("PRV001", 10), ("PRV001", 12), ("PRV001", 14), ("PRV001", 19),
+               ("PRV001", 21), ("PRV103", 16)]),
+])
+def test_a_range_of_releases_is_read_as_one(tmp_path, target, expected):
+    """`lo <= v < hi`, an `and` or `or` of version checks, and one beside a plain test bound
+    the releases a branch runs on together: a range below the supported ones is dead code."""
+    found = check_batch(tmp_path, {"ranges": VERSION_RANGES}, "--target-torch", target)
+    assert sorted((f["code"], f["line"]) for f in found["ranges"]) == expected
