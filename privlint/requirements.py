@@ -111,8 +111,14 @@ def _read_requirement(line: str, text: str, where: str, found: Found) -> str | N
 def _first_torch(entries: Iterable[Any], where: str, found: Found) -> TorchRange | None:
     """The first torch requirement with a version range; else an unversioned one (`torch`,
     `torch @ URL`), which admits every release."""
+    return _first_torch_placed(((entry, where) for entry in entries), found)
+
+
+def _first_torch_placed(entries: Iterable[tuple[Any, str]], found: Found) -> TorchRange | None:
+    """_first_torch over entries that each say where they were read (a requirements file's
+    lines, some from the files it includes)."""
     unversioned = None
-    for entry in entries:
+    for entry, where in entries:
         if not isinstance(entry, str):
             continue
         spec = _entry(entry, where, found)
@@ -194,7 +200,11 @@ def _checked(spec: str, where: str, found: Found) -> TorchRange | None:
     return TorchRange(spec, where)
 
 
-def _requirement_lines(path: Path, seen: set[Path]) -> Iterable[str]:
+def _requirement_lines(path: Path, seen: set[Path], root: Path,
+                       where: str) -> Iterable[tuple[str, str]]:
+    """Each line of a requirements file and of the files it includes (`-r`), with where it
+    was read: the file that holds it, and the file that first included that one (a message
+    names the line's own file, so that the user finds the torch line where it is)."""
     if path in seen or not path.is_file():
         return
     seen.add(path)
@@ -206,16 +216,26 @@ def _requirement_lines(path: Path, seen: set[Path]) -> Iterable[str]:
         stripped = line.strip()
         include = re.match(r"-(?:r|-requirement)\s*=?\s*(\S+)", stripped)
         if include:
-            yield from _requirement_lines((path.parent / include.group(1)).resolve(), seen)
+            included = (path.parent / include.group(1)).resolve()
+            yield from _requirement_lines(included, seen, root,
+                                          f"{_shown(included, root)}, through `-r` from {where}")
         else:
-            yield line
+            yield line, where
+
+
+def _shown(path: Path, root: Path) -> str:
+    """A file as messages name it: from the project root where it is under it."""
+    try:
+        return path.relative_to(root.resolve()).as_posix()
+    except ValueError:
+        return str(path)
 
 
 def _from_requirements_txt(root: Path, found: Found) -> TorchRange | None:
     candidates = sorted(root.glob("requirements*.txt")) + sorted(root.glob("requirements/*.txt"))
     for path in candidates:
         where = path.relative_to(root).as_posix()
-        hit = _first_torch(_requirement_lines(path.resolve(), set()), where, found)
+        hit = _first_torch_placed(_requirement_lines(path.resolve(), set(), root, where), found)
         if hit:
             return hit
     return None

@@ -66,7 +66,21 @@ def test_requirements_txt_with_include_and_comments(tmp_path):
         "# pinned for the CUDA image\n--extra-index-url https://x\ntorch==2.9.1  # ROCm too\n")
     found = _found(tmp_path)
     assert found.range.specifier == "==2.9.1"
-    assert found.range.source == "requirements.txt"
+    # The file that holds the torch line, and how the project's file reached it.
+    assert found.range.source == "requirements/base.txt, through `-r` from requirements.txt"
+
+
+def test_an_include_of_an_include_names_each_step(tmp_path):
+    (tmp_path / "requirements.txt").write_text("numpy\n-r requirements/gpu.txt\n")
+    (tmp_path / "requirements").mkdir()
+    (tmp_path / "requirements" / "gpu.txt").write_text("-r ../common.txt\nflash-attn\n")
+    (tmp_path / "common.txt").write_text("torch>=2.6\n")
+    assert _found(tmp_path).range.source == ("common.txt, through `-r` from requirements/gpu.txt, "
+                                             "through `-r` from requirements.txt")
+    # A torch line in the project's own file is that file's, includes or not.
+    (tmp_path / "requirements.txt").write_text("torch>=2.4\n-r requirements/gpu.txt\n")
+    found = _found(tmp_path)
+    assert (found.range.specifier, found.range.source) == (">=2.4", "requirements.txt")
 
 
 def test_setup_cfg(tmp_path):
