@@ -7,7 +7,7 @@ Bad input never raises: it becomes a finding (PRV002 unparsable, PRV003 unreadab
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
@@ -17,7 +17,7 @@ from privlint.config import Selection, Settings, per_file_ignores
 from privlint.errors import ConfigError
 from privlint.findings import Finding, explain
 from privlint.safety import looks_dangerous
-from privlint.versions import TargetRange, parse_specifier
+from privlint.versions import TargetRange, older_than, parse_specifier
 
 if TYPE_CHECKING:
     from privlint.project import ProjectIndex
@@ -54,8 +54,12 @@ class Context:
                 minors = parse_specifier(settings.target_torch, known)
             except ValueError as exc:  # file values were checked when read: this is the flag
                 raise ConfigError(f"--target-torch: {exc}") from None
-            target = TargetRange(minors, settings.target_label or f"torch{settings.target_torch}",
-                                 settings.target_source)
+            reaches_below = bool(parse_specifier(settings.target_torch, older_than(known[0])))
+            if minors:
+                target = TargetRange(minors, settings.target_label or f"torch{settings.target_torch}",
+                                     settings.target_source, known[0] if reaches_below else None)
+            else:  # only releases older than the catalog's (cli._warn says so): judged on all it knows
+                target = TargetRange(frozenset(known), "")
         else:
             target = TargetRange(frozenset(known), "")
         engine = {name: catalog.engine_rule(name) for name in (VERSION_GATED, SYNTAX_ERROR, IO_ERROR)}
@@ -201,7 +205,7 @@ def _place(raw, module, data: bytes, display: str, ctx: Context,
             if not reached:
                 continue
             gated = reached != target.minors
-            target = TargetRange(reached, target.spec, target.source)
+            target = replace(target, minors=reached)
         code = rule.code
         if gated:
             if not ctx.selection.enabled(gated_rule.code, gated_rule.default, ignores):

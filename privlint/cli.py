@@ -255,8 +255,12 @@ def _warn(settings, ctx) -> None:
     """Say once, on stderr, what was read but not understood, and where the torch range is from."""
     for warning in settings.warnings:
         print(f"privlint: warning: {warning}", file=sys.stderr)
-    if not ctx.target.spec:
-        known = ctx.catalog.known_releases
+    known = ctx.catalog.known_releases
+    if not ctx.target.spec and settings.target_label:
+        print(f"privlint: warning: {settings.target_label} (from {settings.target_source}) holds no "
+              f"release the catalog knows ({known[0][0]}.{known[0][1]}–{known[-1][0]}.{known[-1][1]}); "
+              f"judging against every release it knows.", file=sys.stderr)
+    elif not ctx.target.spec:
         print(f"privlint: warning: no torch requirement found (pyproject.toml, requirements*.txt, "
               f"setup.cfg, setup.py); judging against every release the catalog knows "
               f"({known[0][0]}.{known[0][1]}–{known[-1][0]}.{known[-1][1]}). Set "

@@ -78,8 +78,12 @@ def explain(rule: Rule, api: str, target: TargetRange, catalog: Catalog,
         support = "it may change or vanish in any release"
         severity = "warning"
     else:
-        where = f"every torch your project supports ({target.describe()})" if target.spec \
-            else "every torch release the catalog knows"
+        where = "every torch release the catalog knows"
+        if target.spec and target.judged_from is not None:
+            where = f"every torch your project supports from {format_minor(target.judged_from)} on " \
+                    f"({target.describe()}; the catalog knows no older release)"
+        elif target.spec:
+            where = f"every torch your project supports ({target.describe()})"
         support = f"present in {where}, but private: it may change without notice" if under is None \
             else f"`{under}` is present in {where}, but what it holds may change or vanish in any release"
         severity = "warning"

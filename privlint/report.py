@@ -8,7 +8,7 @@ from typing import TextIO
 
 from privlint.catalog import Catalog
 from privlint.findings import Finding
-from privlint.versions import TargetRange
+from privlint.versions import TargetRange, format_minor
 
 
 def _fixable(findings: list[Finding], applicability: str) -> int:
@@ -17,7 +17,9 @@ def _fixable(findings: list[Finding], applicability: str) -> int:
 
 def summary(findings: list[Finding], files_checked: int, target: TargetRange | None = None) -> dict:
     return {
-        "torch_range": {"specifier": target.spec, "source": target.source} if target else None,
+        "torch_range": {"specifier": target.spec, "source": target.source,
+                        "judged_from": format_minor(target.judged_from) if target.judged_from else None}
+        if target else None,
         "files_checked": files_checked,
         "fixable": _fixable(findings, "safe"),
         "fixable_unsafe": _fixable(findings, "unsafe"),
@@ -54,7 +56,9 @@ def write_summary(findings: list[Finding], files_checked: int, out: TextIO,
     out.write(f"Found {_plural(len(findings), 'finding')} in {with_findings} of "
               f"{_plural(max(files_checked, with_findings), 'file')} checked.\n")
     if target is not None and target.spec:
-        out.write(f"Judged against {target.spec} (from {target.source}).\n")
+        older = "" if target.judged_from is None else \
+            f", from torch {format_minor(target.judged_from)} on: the catalog knows no older release"
+        out.write(f"Judged against {target.spec} (from {target.source}){older}.\n")
     safe, unsafe = _fixable(findings, "safe"), _fixable(findings, "unsafe")
     if safe:
         out.write(f"[*] {safe} fixable with `--fix`.\n")

@@ -43,9 +43,20 @@ class TargetRange:
     minors: frozenset[Minor]
     spec: str  # as written by the user, e.g. "torch>=2.6"; "" when unknown
     source: str = ""  # where it was read: "pyproject.toml [project.dependencies]", "--target-torch"
+    # The catalog's oldest release, when the range reaches below it (`torch>=1.13`): the
+    # range is judged from there on, and messages say so rather than vouch for 1.13.
+    judged_from: Minor | None = None
 
     def describe(self) -> str:
         return self.spec or "any torch release"
+
+
+def older_than(first: Minor) -> list[Minor]:
+    """torch's minor releases before `first` (the catalog's oldest): 0.1-0.4, 1.0-1.13 and any
+    2.x before it."""
+    older = [(0, m) for m in range(1, 5)] + [(1, m) for m in range(14)] \
+        + [(2, m) for m in range(first[1] if first[0] == 2 else 0)]
+    return [minor for minor in older if minor < first]
 
 
 def parse_specifier(spec: str, known: list[Minor]) -> frozenset[Minor]:

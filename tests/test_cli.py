@@ -168,6 +168,23 @@ def test_no_torch_range_is_said_once(project):
     assert result.stderr.count("no torch requirement found") == 1
 
 
+def test_a_range_below_the_catalog_is_judged_from_its_oldest_release(project):
+    write(project, "bad.py", UNGUARDED + "import torch\ntorch._C._x()\n")
+    (project / "requirements.txt").write_text("torch>=1.13\n")
+    text = run_privlint("check", "--format", "concise", cwd=project)
+    assert "Judged against torch>=1.13 (from requirements.txt), from torch 2.0 on: the catalog " \
+           "knows no older release." in text.stdout
+    assert "present in every torch your project supports from 2.0 on (torch>=1.13; the catalog " \
+           "knows no older release)" in text.stdout
+    summary = run_privlint("check", "--format", "json", cwd=project).json["summary"]["torch_range"]
+    assert summary == {"specifier": "torch>=1.13", "source": "requirements.txt", "judged_from": "2.0"}
+    # Only older releases: a warning, and every release the catalog knows.
+    (project / "requirements.txt").write_text("torch==1.13.1\n")
+    older = run_privlint("check", "--format", "concise", cwd=project)
+    assert older.returncode == 1 and older.stderr.count("holds no release the catalog knows") == 1
+    assert "your project supports" not in older.stdout and "Judged against" not in older.stdout
+
+
 def test_walk_respects_gitignore_excludes_and_defaults(project):
     for rel in ("src/a.py", "src/generated/b.py", ".venv/lib/c.py", "build/d.py", "vendored/e.py",
                 "src/keep.py"):
