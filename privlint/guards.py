@@ -126,6 +126,15 @@ def version_bound(node: cst.BaseExpression, lookup: Lookup) -> Bound | None:
         return None
     if isinstance(node, cst.Call):
         name = "_".join(dotted_parts(node.func) or ())
+        if len(node.args) == 1 and node.args[0].keyword is not None \
+                and node.args[0].keyword.value == "min_version" and "torch" in name.lower():
+            # deepspeed's `required_torch_version(min_version=2.5)`: a number is read as the
+            # helper does, through `str` (`2.10` is 2.1 there).
+            value = node.args[0].value
+            if type(value) is cst.Float:
+                value = cst.SimpleString(repr(repr(float(value.value))))
+            edge = _minor_of(value)
+            return (">=", edge) if edge else None
         strings = [string_value(a.value) for a in node.args if a.keyword is None]
         if len(strings) == 2 and strings[0] in _NEGATED and strings[1] is not None \
                 and "torch" in name.lower():

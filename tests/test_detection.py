@@ -1461,3 +1461,36 @@ def test_a_range_of_releases_is_read_as_one(tmp_path, target, expected):
     the releases a branch runs on together: a range below the supported ones is dead code."""
     found = check_batch(tmp_path, {"ranges": VERSION_RANGES}, "--target-torch", target)
     assert sorted((f["code"], f["line"]) for f in found["ranges"]) == expected
+
+
+MIN_VERSION_KEYWORD = '''
+import torch
+from deepspeed.utils.torch import required_torch_version
+
+def f(group_name):
+    if not required_torch_version(min_version=2.5):
+        raise RuntimeError("needs 2.5")
+    from torch.distributed._symmetric_memory import enable_symm_mem_for_group
+    return enable_symm_mem_for_group(group_name)
+
+if required_torch_version(min_version="2.12"):
+    torch._grouped_mm(1, 2)
+if required_torch_version(min_version=2.10):
+    torch._grouped_mm(1, 2)
+if required_torch_version(min_version=2.5, max_version=2.9):
+    torch._grouped_mm(1, 2)
+'''
+
+
+@pytest.mark.parametrize("target,expected", [
+    # Under >=2.6 every 2.6+ passes the 2.5 check (plain PRV321, line 7); the 2.12 check
+    # chooses (11); `min_version=2.10` is the number 2.1 to the helper, which reads it through
+    # `str`: every 2.6+ passes it, and 2.6-2.7 lack `_grouped_mm` (plain PRV404, 13); a check
+    # with `max_version` too is not read (PRV001 on every release, 15).
+    (">=2.6", [("PRV001", 11), ("PRV001", 15), ("PRV321", 7), ("PRV404", 13)]),
+    # Under <2.5 the code after the 2.5 check and the 2.12 branch are dead.
+    (">=2.0,<2.5", [("PRV001", 13), ("PRV001", 15)]),
+])
+def test_a_min_version_keyword_bounds_the_releases(tmp_path, target, expected):
+    found = check_batch(tmp_path, {"minv": MIN_VERSION_KEYWORD}, "--target-torch", target)
+    assert sorted((f["code"], f["line"]) for f in found["minv"]) == expected
