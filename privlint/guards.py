@@ -44,7 +44,10 @@ _VERSION_WORDS = re.compile(
     r"|\d+_\d+", re.IGNORECASE)
 
 Lookup = Callable[[str], "Binding | None"]
-# The torch releases a branch may run on: one comparison, (">=", (2, 10)); an "and" or an "or"
+# The torch releases a branch may run on: one comparison, (">=", (2, 10)), judged at minor
+# precision, its operator marked "~" (">~") where some patch releases of the edge's minor pass
+# it and others fail (`v > 2.4` holds on 2.4.1, not on 2.4.0): that minor is then in both
+# branches; an "and" or an "or"
 # of two bounds (`v >= (2, 4) and v < (2, 6)`, `lo <= v < hi`); or ANY, for a condition that is
 # no version check (`x and v >= 2.10` runs only on 2.10+, `x or v >= 2.10` anywhere).
 Bound = tuple
@@ -56,6 +59,7 @@ _OPERATORS = {cst.GreaterThanEqual: ">=", cst.GreaterThan: ">", cst.LessThan: "<
 _AT_LEAST = re.compile(r"min_version|at_?least|greater|_ge(\b|_)|newer|_gte?(\b|_)", re.IGNORECASE)
 _BELOW = re.compile(r"less|_lt(\b|_)|older|before|max_version", re.IGNORECASE)
 _MINOR = re.compile(r"^\s*v?(\d+)[._](\d+)")
+_NO_PATCH = re.compile(r"(?:[._]0)*\s*$")  # what may follow "2.4" in "2.4.0": nothing but zeros
 
 
 def negate(bound: Bound) -> Bound:
@@ -64,6 +68,8 @@ def negate(bound: Bound) -> Bound:
         return bound  # what is no version check may be false anywhere, as it may be true
     if op in ("and", "or"):
         return ("or" if op == "and" else "and"), tuple(negate(part) for part in operand)
+    if op.endswith("~"):
+        return _NEGATED[op[:-1]] + "~", operand
     return _NEGATED[op], operand
 
 
@@ -76,6 +82,10 @@ def admits(bound: Bound, minor: tuple[int, int]) -> bool:
         return all(admits(part, minor) for part in edge)
     if op == "or":
         return any(admits(part, minor) for part in edge)
+    if op.endswith("~"):
+        if minor == edge:
+            return True  # some patch release of the edge's own minor takes either branch
+        op = op[:-1]
     return {">=": minor >= edge, ">": minor > edge, "<": minor < edge, "<=": minor <= edge,
             "==": minor == edge, "!=": minor != edge}[op]
 
@@ -91,18 +101,34 @@ def _read_bound_text(text: str) -> Bound | None:
     return ast.literal_eval(text) if text else None
 
 
-def _minor_of(node: cst.BaseExpression) -> tuple[int, int] | None:
-    """`"2.4"`, `Version("2.4.0")`, `parse("2.4")`, `(2, 4)`: the minor release it names."""
+def _edge_of(node: cst.BaseExpression) -> tuple[tuple[int, int], bool] | None:
+    """The minor release a version literal names (`"2.4"`, `Version("2.4.0")`, `parse("2.4")`,
+    `(2, 4)`), and whether it is that minor's first release
+    exactly (`"2.4"`, `"2.4.0"`; not `"2.4.1"`, `"2.6.0a"`, nor a tuple, which may be compared
+    with a longer one)."""
     text = string_value(node)
     if text is None and isinstance(node, cst.Call) and len(node.args) == 1:
         text = string_value(node.args[0].value)
     if text is not None:
         match = _MINOR.match(text)
-        return (int(match.group(1)), int(match.group(2))) if match else None
+        if match is None:
+            return None
+        return (int(match.group(1)), int(match.group(2))), _NO_PATCH.match(text, match.end()) is not None
     if isinstance(node, cst.Tuple) and len(node.elements) >= 2 and all(
             isinstance(e.value, cst.Integer) for e in node.elements[:2]):
-        return int(node.elements[0].value.value), int(node.elements[1].value.value)
+        return (int(node.elements[0].value.value), int(node.elements[1].value.value)), False
     return None
+
+
+def _leaf(op: str, node: cst.BaseExpression) -> Bound | None:
+    """A comparison of torch's release with the literal `node` at minor precision: exact only
+    for `>=` and `<` against a minor's first release; otherwise the edge's minor may take
+    either branch (`> 2.4` holds on 2.4.1; `>= 2.4.1` fails on 2.4.0; `== 2.4` fails on 2.4.1)."""
+    edge = _edge_of(node)
+    if edge is None:
+        return None
+    minor, first_release = edge
+    return (op, minor) if first_release and op in (">=", "<") else (op + "~", minor)
 
 
 def version_bound(node: cst.BaseExpression, lookup: Lookup) -> Bound | None:
@@ -117,7 +143,7 @@ def version_bound(node: cst.BaseExpression, lookup: Lookup) -> Bound | None:
             return _read_bound_text(binding.value)
         joined = "_".join(parts or ())
         digits = re.search(r"(\d+)_(\d+)", joined)
-        if digits and "torch" in joined.lower():
+        if digits and "torch" in joined.lower():  # (a name says a minor's first release)
             edge = (int(digits.group(1)), int(digits.group(2)))
             if _AT_LEAST.search(joined):
                 return ">=", edge
@@ -133,19 +159,16 @@ def version_bound(node: cst.BaseExpression, lookup: Lookup) -> Bound | None:
             value = node.args[0].value
             if type(value) is cst.Float:
                 value = cst.SimpleString(repr(repr(float(value.value))))
-            edge = _minor_of(value)
-            return (">=", edge) if edge else None
+            return _leaf(">=", value)
         strings = [string_value(a.value) for a in node.args if a.keyword is None]
         if len(strings) == 2 and strings[0] in _NEGATED and strings[1] is not None \
                 and "torch" in name.lower():
-            edge = _minor_of(node.args[1].value)
-            return (strings[0], edge) if edge else None
+            return _leaf(strings[0], node.args[1].value)
         if len(node.args) == 1 and "torch" in name.lower():
-            edge = _minor_of(node.args[0].value)
-            if edge and _AT_LEAST.search(name):
-                return ">=", edge
-            if edge and _BELOW.search(name):
-                return "<", edge
+            if _AT_LEAST.search(name):
+                return _leaf(">=", node.args[0].value)
+            if _BELOW.search(name):
+                return _leaf("<", node.args[0].value)
         return None
     if isinstance(node, cst.Comparison):
         # `lo <= v < hi` is `lo <= v and v < hi`: each link read on its own.
@@ -176,10 +199,10 @@ def _compared(left: cst.BaseExpression, operator: cst.BaseCompOp, right: cst.Bas
     op = _OPERATORS.get(type(operator))
     if op is None:
         return None
-    if left_reads and not right_reads and _minor_of(right):
-        return op, _minor_of(right)
-    if right_reads and not left_reads and _minor_of(left):
-        return _FLIPPED[op], _minor_of(left)
+    if left_reads and not right_reads:
+        return _leaf(op, right)
+    if right_reads and not left_reads:
+        return _leaf(_FLIPPED[op], left)
     return None
 
 

@@ -1494,3 +1494,39 @@ if required_torch_version(min_version=2.5, max_version=2.9):
 def test_a_min_version_keyword_bounds_the_releases(tmp_path, target, expected):
     found = check_batch(tmp_path, {"minv": MIN_VERSION_KEYWORD}, "--target-torch", target)
     assert sorted((f["code"], f["line"]) for f in found["minv"]) == expected
+
+
+PATCH_EDGES = '''
+import torch
+from packaging.version import Version
+from torch.distributed.device_mesh import init_device_mesh
+
+mesh = init_device_mesh("cpu", (4,))
+V = Version(torch.__version__)
+if V <= Version("2.9"):
+    pass
+else:
+    mesh._get_root_mesh()
+if V > Version("2.9.0"):
+    mesh._get_root_mesh()
+if V >= Version("2.9.1"):
+    mesh._get_root_mesh()
+if V >= Version("2.9"):
+    mesh._get_root_mesh()
+if V != Version("2.4"):
+    mesh._get_root_mesh()
+'''
+
+
+@pytest.mark.parametrize("target,expected", [
+    # torch 2.9.1 is above 2.9 (lines 10, 12) and at 2.9.1 (14): every branch runs on a 2.9
+    # release, which lacks `_get_root_mesh`.
+    (">=2.9,<2.10", [("PRV103", 10), ("PRV103", 12), ("PRV103", 14), ("PRV103", 16), ("PRV103", 18)]),
+    # Below 2.9 only `!= 2.4` runs (2.4.1 is not 2.4.0).
+    (">=2.0,<2.9", [("PRV103", 18)]),
+])
+def test_an_edge_minor_takes_both_branches_where_its_patch_releases_differ(tmp_path, target, expected):
+    """At minor precision, `v > 2.9`, `v <= 2.9`, `v >= 2.9.1` and `v != 2.4` each hold on some
+    patch releases of the edge's minor and fail on others: that minor is in both branches."""
+    found = check_batch(tmp_path, {"edges": PATCH_EDGES}, "--target-torch", target)
+    assert sorted((f["code"], f["line"]) for f in found["edges"]) == expected
