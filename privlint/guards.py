@@ -58,6 +58,15 @@ _OPERATORS = {cst.GreaterThanEqual: ">=", cst.GreaterThan: ">", cst.LessThan: "<
               cst.LessThanEqual: "<=", cst.Equal: "==", cst.NotEqual: "!="}
 _AT_LEAST = re.compile(r"min_version|at_?least|greater|_ge(\b|_)|newer|_gte?(\b|_)", re.IGNORECASE)
 _BELOW = re.compile(r"less|_lt(\b|_)|older|before|max_version", re.IGNORECASE)
+# What makes a name's bound exact at minor precision: `>=` said plainly (`greater_equal`,
+# `at_least`, `min`, `ge`); `greater` alone or `newer` may be `>`, and `less_equal`, `le` or
+# `max` `<=`, where a patch release of the edge's minor may take either branch.
+_PLAINLY_AT_LEAST = re.compile(r"equal|at_?least|min|_ge(\b|_)|_gte(\b|_)", re.IGNORECASE)
+_BELOW_OR_AT = re.compile(r"equal|_le(\b|_)|_lte(\b|_)|max", re.IGNORECASE)
+# torch itself in a name, not torchvision, torchaudio or torchmetrics (`_TORCHVISION_GREATER_EQUAL_0_13`).
+_TORCH_WORD = re.compile(r"torch(?![a-z])", re.IGNORECASE)
+# A bound with more comparisons than this is not read (a flag built from itself doubles).
+_MOST_COMPARISONS = 32
 _MINOR = re.compile(r"^\s*v?(\d+)[._](\d+)")
 _NO_PATCH = re.compile(r"(?:[._]0)*\s*$")  # what may follow "2.4" in "2.4.0": nothing but zeros
 
@@ -90,6 +99,9 @@ def admits(bound: Bound, minor: tuple[int, int]) -> bool:
             "==": minor == edge, "!=": minor != edge}[op]
 
 
+REBOUND = "rebound"  # a version flag's text when the flag was bound before in its scope
+
+
 def bound_text(bound: Bound | None) -> str:
     """A bound as a flag's binding keeps it (read back by version_bound): empty for none."""
     return repr(bound) if bound is not None else ""
@@ -98,14 +110,18 @@ def bound_text(bound: Bound | None) -> str:
 def _read_bound_text(text: str) -> Bound | None:
     import ast
 
-    return ast.literal_eval(text) if text else None
+    if text == REBOUND:
+        return None
+    try:
+        return ast.literal_eval(text) if text else None
+    except (ValueError, SyntaxError, MemoryError, RecursionError):
+        return None  # (bounds are kept small: _MOST_COMPARISONS)
 
 
 def _edge_of(node: cst.BaseExpression) -> tuple[tuple[int, int], bool] | None:
     """The minor release a version literal names (`"2.4"`, `Version("2.4.0")`, `parse("2.4")`,
-    `(2, 4)`), and whether it is that minor's first release
-    exactly (`"2.4"`, `"2.4.0"`; not `"2.4.1"`, `"2.6.0a"`, nor a tuple, which may be compared
-    with a longer one)."""
+    `(2, 4)`), and whether it is exactly that minor's first release (`"2.4"`, `"2.4.0"`; not
+    `"2.4.1"`, `"2.6.0a"`, nor a tuple, which may be compared with a longer one)."""
     text = string_value(node)
     if text is None and isinstance(node, cst.Call) and len(node.args) == 1:
         text = string_value(node.args[0].value)
@@ -116,19 +132,42 @@ def _edge_of(node: cst.BaseExpression) -> tuple[tuple[int, int], bool] | None:
         return (int(match.group(1)), int(match.group(2))), _NO_PATCH.match(text, match.end()) is not None
     if isinstance(node, cst.Tuple) and len(node.elements) >= 2 and all(
             isinstance(e.value, cst.Integer) for e in node.elements[:2]):
-        return (int(node.elements[0].value.value), int(node.elements[1].value.value)), False
+        # Any integer literal (`0x2`, `1_0`), as Python reads it.
+        major, minor = (int(e.value.value, 0) if e.value.value.strip("0_") else 0
+                        for e in node.elements[:2])
+        return (major, minor), False
     return None
 
 
-def _leaf(op: str, node: cst.BaseExpression) -> Bound | None:
+def _leaf(op: str, node: cst.BaseExpression, exact: bool = True) -> Bound | None:
     """A comparison of torch's release with the literal `node` at minor precision: exact only
     for `>=` and `<` against a minor's first release; otherwise the edge's minor may take
-    either branch (`> 2.4` holds on 2.4.1; `>= 2.4.1` fails on 2.4.0; `== 2.4` fails on 2.4.1)."""
+    either branch (`> 2.4` holds on 2.4.1; `>= 2.4.1` fails on 2.4.0; `== 2.4` fails on 2.4.1).
+    `exact`: whether what compares says its operator plainly (a helper's name may not)."""
     edge = _edge_of(node)
     if edge is None:
         return None
     minor, first_release = edge
-    return (op, minor) if first_release and op in (">=", "<") else (op + "~", minor)
+    return _edge_bound(op, minor, exact and first_release)
+
+
+def _edge_bound(op: str, minor: tuple[int, int], exact: bool) -> Bound:
+    return (op, minor) if exact and op in (">=", "<") else (op + "~", minor)
+
+
+def _named(name: str) -> tuple[str, bool] | None:
+    """The comparison a helper's or flag's name says (`is_torch_min_version`: `>=`), and
+    whether it says it plainly."""
+    if _AT_LEAST.search(name):
+        return ">=", _PLAINLY_AT_LEAST.search(name) is not None
+    if _BELOW.search(name):
+        return "<", _BELOW_OR_AT.search(name) is None
+    return None
+
+
+def _size(bound: Bound) -> int:
+    """How many comparisons a bound holds."""
+    return sum(_size(part) for part in bound[1]) if bound[0] in ("and", "or") else 1
 
 
 def version_bound(node: cst.BaseExpression, lookup: Lookup) -> Bound | None:
@@ -143,17 +182,16 @@ def version_bound(node: cst.BaseExpression, lookup: Lookup) -> Bound | None:
             return _read_bound_text(binding.value)
         joined = "_".join(parts or ())
         digits = re.search(r"(\d+)_(\d+)", joined)
-        if digits and "torch" in joined.lower():  # (a name says a minor's first release)
-            edge = (int(digits.group(1)), int(digits.group(2)))
-            if _AT_LEAST.search(joined):
-                return ">=", edge
-            if _BELOW.search(joined):
-                return "<", edge
+        named = _named(joined) if digits and _TORCH_WORD.search(joined) else None
+        if named is not None:  # (a name says a minor's first release: `_TORCH_GREATER_EQUAL_2_5`)
+            return _edge_bound(named[0], (int(digits.group(1)), int(digits.group(2))), named[1])
         return None
     if isinstance(node, cst.Call):
         name = "_".join(dotted_parts(node.func) or ())
+        if not _TORCH_WORD.search(name):
+            return None
         if len(node.args) == 1 and node.args[0].keyword is not None \
-                and node.args[0].keyword.value == "min_version" and "torch" in name.lower():
+                and node.args[0].keyword.value == "min_version":
             # deepspeed's `required_torch_version(min_version=2.5)`: a number is read as the
             # helper does, through `str` (`2.10` is 2.1 there).
             value = node.args[0].value
@@ -161,15 +199,10 @@ def version_bound(node: cst.BaseExpression, lookup: Lookup) -> Bound | None:
                 value = cst.SimpleString(repr(repr(float(value.value))))
             return _leaf(">=", value)
         strings = [string_value(a.value) for a in node.args if a.keyword is None]
-        if len(strings) == 2 and strings[0] in _NEGATED and strings[1] is not None \
-                and "torch" in name.lower():
+        if len(strings) == 2 and strings[0] in _NEGATED and strings[1] is not None:
             return _leaf(strings[0], node.args[1].value)
-        if len(node.args) == 1 and "torch" in name.lower():
-            if _AT_LEAST.search(name):
-                return _leaf(">=", node.args[0].value)
-            if _BELOW.search(name):
-                return _leaf("<", node.args[0].value)
-        return None
+        named = _named(name) if len(node.args) == 1 else None
+        return _leaf(named[0], node.args[0].value, named[1]) if named is not None else None
     if isinstance(node, cst.Comparison):
         # `lo <= v < hi` is `lo <= v and v < hi`: each link read on its own.
         bounds: list[Bound] = []
@@ -180,7 +213,7 @@ def version_bound(node: cst.BaseExpression, lookup: Lookup) -> Bound | None:
                 return None
             bounds.append(bound)
             left = target.comparator
-        if all(bound is ANY for bound in bounds):
+        if all(bound is ANY for bound in bounds) or len(bounds) > _MOST_COMPARISONS:
             return None
         whole = bounds[0]
         for bound in bounds[1:]:
@@ -197,13 +230,26 @@ def _compared(left: cst.BaseExpression, operator: cst.BaseCompOp, right: cst.Bas
     if not left_reads and not right_reads:
         return ANY
     op = _OPERATORS.get(type(operator))
-    if op is None:
+    if op is None or left_reads == right_reads:
         return None
-    if left_reads and not right_reads:
-        return _leaf(op, right)
-    if right_reads and not left_reads:
-        return _leaf(_FLIPPED[op], left)
-    return None
+    version, literal = (left, right) if left_reads else (right, left)
+    if string_value(literal) is not None and not _is_torch_version(version, lookup):
+        return None  # `str(torch.__version__) < "2.4"` compares letters: "2.10" < "2.4"
+    return _leaf(op if left_reads else _FLIPPED[op], literal)
+
+
+def _is_torch_version(node: cst.BaseExpression, lookup: Lookup) -> bool:
+    """Whether `node` is `torch.__version__` itself, which compares with a string as a release
+    (a TorchVersion), where a plain string (`torch.version.__version__`, `str(...)`, a slice)
+    compares letter by letter."""
+    parts = dotted_parts(node) if type(node) in (cst.Name, cst.Attribute) else None
+    if not parts or parts[-1] != "__version__" or len(parts) > 2:
+        return False
+    if len(parts) == 1:  # `from torch import __version__`
+        binding = lookup(parts[0])
+        return binding is not None and binding.kind == PATH and binding.value == "torch.__version__"
+    root = lookup(parts[0])
+    return parts[0] == "torch" if root is None else (root.kind == PATH and root.value == "torch")
 
 
 @dataclass(frozen=True)
@@ -292,7 +338,7 @@ def mentions_torch_version(node: cst.BaseExpression, lookup: Lookup) -> bool:
                 # are the CUDA toolkit's and cuDNN's.
                 continue
             joined = "_".join(parts)
-            if "torch" in joined.lower() and _VERSION_WORDS.search(joined):
+            if _TORCH_WORD.search(joined) and _VERSION_WORDS.search(joined):
                 return True
             continue
         stack.extend(children(current))
@@ -307,6 +353,8 @@ def _joined(operator: cst.BaseBooleanOp, left: Facts, right: Facts) -> Bound | N
         if side.version and side.bound is None:
             return None
         sides.append(side.bound if side.version else ANY)
+    if _size(sides[0]) + _size(sides[1]) > _MOST_COMPARISONS:
+        return None
     return ("and" if isinstance(operator, cst.And) else "or"), tuple(sides)
 
 

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from privlint.guards import IMPORT, Guard, bound_text, literal_set, mentions_torch_version, try_flag
+from privlint.guards import (IMPORT, REBOUND, Guard, bound_text, literal_set, mentions_torch_version,
+                             try_flag)
 from privlint.resolve import (CAPFLAG, ELEMENTS, FOREIGN, FUNCTION, INSTANCE, PATH, VERFLAG,
                               HANDED_ON, Binding, Resolver, dotted_parts, predicate_key)
 from privlint.walk import Visitor, walk
@@ -36,6 +37,12 @@ class ScopeTracking:
 
     def _bind_target(self, target: cst.BaseExpression, binding: Binding | None) -> None:
         if isinstance(target, cst.Name):
+            if binding is not None and binding.kind == VERFLAG and binding.value \
+                    and self.resolver.lookup_local(target.value) is not None:
+                # Bound before in this scope, maybe in another branch (`if c: OK = True` /
+                # `else: OK = v >= 2.4`): a later `if OK:` may hold either value. Still a
+                # version flag, but its releases are not read, not even from its name.
+                binding = Binding(VERFLAG, REBOUND)
             self.resolver.bind(target.value, binding)
         elif isinstance(target, (cst.Tuple, cst.List)):
             for element in target.elements:

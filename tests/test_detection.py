@@ -1530,3 +1530,42 @@ def test_an_edge_minor_takes_both_branches_where_its_patch_releases_differ(tmp_p
     patch releases of the edge's minor and fail on others: that minor is in both branches."""
     found = check_batch(tmp_path, {"edges": PATCH_EDGES}, "--target-torch", target)
     assert sorted((f["code"], f["line"]) for f in found["edges"]) == expected
+
+
+
+_HEAD = """import os
+import torch
+from packaging.version import Version
+from torch.distributed.device_mesh import init_device_mesh
+mesh = init_device_mesh("cpu", (4,))
+V = Version(torch.__version__)
+"""
+# Each runs its last line on some torch 2.6+, and the version reading must not call it dead.
+MISREAD_CHECKS = {
+    # "2.10.0" is between "2.0" and "2.4" as letters: a plain string compares that way.
+    "string": 'if "2.0" <= str(torch.__version__) < "2.4":\n    mesh._get_root_mesh()\n',
+    "slice": 'if torch.__version__[:3] < "2.4":\n    mesh._get_root_mesh()\n',
+    # torchvision's release, not torch's: not a version check at all (a plain PRV103).
+    "torchvision": ('if V >= Version("2.6") and not _TORCHVISION_GREATER_EQUAL_0_13:\n'
+                    '    mesh._get_root_mesh()\n'),
+    # `LESS_EQUAL_2_6` holds on 2.6.0.
+    "less_equal": 'if _TORCH_GREATER_EQUAL_2_0 and _TORCH_LESS_EQUAL_2_6:\n    mesh._get_root_mesh()\n',
+    "less_equal_call": 'if is_torch_version_less_equal("2.6"):\n    mesh._get_root_mesh()\n',
+    # Bound in both branches: `if OK:` may hold either.
+    "rebound": ('if os.environ.get("X"):\n    OK = V >= Version("2.4")\nelse:\n'
+                '    OK = Version("2.0") <= V < Version("2.4")\nif OK:\n    mesh._get_root_mesh()\n'),
+    "rebound_by_name": ('TORCH_GE_2_12 = False\nif os.environ.get("X"):\n    TORCH_GE_2_12 = V >= Version("2.12")\n'
+                        'if not TORCH_GE_2_12:\n    mesh._get_root_mesh()\n'),
+    # Too long to read (a flag's bound doubling itself; 40 checks): read as no bound, never a crash.
+    "long": ("F = " + " and ".join(['V >= Version("2.0")'] * 40) + "\nfor _ in range(20):\n    F = F and F\n"
+             "G = V < Version(\"2.0\")\n" + "G = G or G\n" * 20 + "if not G and (F or G):\n"
+             "    mesh._get_root_mesh()\n"),
+}
+
+
+@pytest.mark.parametrize("shape", sorted(MISREAD_CHECKS))
+def test_a_check_the_text_cannot_read_as_releases_bounds_nothing(tmp_path, shape):
+    source = _HEAD + MISREAD_CHECKS[shape]
+    found = check_batch(tmp_path, {"checks": source}, "--target-torch", ">=2.6")
+    expected = "PRV103" if shape == "torchvision" else "PRV001"
+    assert [(f["code"], f["line"]) for f in found["checks"]] == [(expected, source.count("\n"))]

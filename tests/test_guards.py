@@ -105,3 +105,16 @@ def test_annotations_type_receivers(annotation, expected):
 def test_catalog_match(path, code):
     matched = CATALOG.match(path)
     assert (matched[0].code if matched else None) == code
+
+
+def test_a_bound_of_too_many_comparisons_is_not_read():
+    """An `and` of 33 version checks bounds nothing (still a version check): a flag built from
+    itself would double its bound with each step."""
+    check = 'Version(torch.__version__) >= Version("2.0")'
+    readable = facts(" and ".join([check] * 32))
+    assert readable.version and readable.bound is not None
+    unread = facts(" and ".join([check] * 33))
+    assert unread.version and unread.bound is None
+    assert facts(" < ".join(['"2.0"', "torch.__version__"] * 16 + ['"2.0"'])).bound is not None  # 32 links
+    chained = facts(" < ".join(['"2.0"', "torch.__version__"] * 17))  # 33 links
+    assert chained.version and chained.bound is None
