@@ -683,15 +683,20 @@ class Detector(ScopeTracking, Visitor):
             facts = self._facts(decorator.args[0].value)
             return Guard.branch(facts, name == "skipUnless", key)
         if name == "RunIf":
+            # `min_torch` and `max_torch` together run the test on the releases both admit.
+            bounds: list[Bound | None] = []
             for arg in decorator.args:
                 keyword = arg.keyword.value if arg.keyword else ""
-                text = string_value(arg.value)
-                if keyword in ("min_torch", "max_torch") and text:
+                if keyword in ("min_torch", "max_torch"):
+                    text = string_value(arg.value)
                     bound = version_bound(cst.parse_expression(f"torch_min_version({text!r})"),
-                                          self.resolver.lookup)
-                    if bound is not None and keyword == "max_torch":
-                        bound = negate(bound)
-                    return Guard(version=True, gate=(key, True), bound=bound)
+                                          self.resolver.lookup) if text else None
+                    bounds.append(negate(bound) if bound is not None and keyword == "max_torch" else bound)
+            if bounds:
+                whole = None if None in bounds else bounds[0]
+                for bound in bounds[1:] if whole is not None else ():
+                    whole = ("and", (whole, bound))
+                return Guard(version=True, gate=(key, True), bound=whole)
         return None
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:

@@ -1569,3 +1569,31 @@ def test_a_check_the_text_cannot_read_as_releases_bounds_nothing(tmp_path, shape
     found = check_batch(tmp_path, {"checks": source}, "--target-torch", ">=2.6")
     expected = "PRV103" if shape == "torchvision" else "PRV001"
     assert [(f["code"], f["line"]) for f in found["checks"]] == [(expected, source.count("\n"))]
+
+
+RUNIF_RANGES = '''
+import torch
+from lightning.pytorch.utilities.testing import RunIf
+from torch.distributed.device_mesh import init_device_mesh
+
+mesh = init_device_mesh("cpu", (4,))
+
+@RunIf(min_torch="2.0", max_torch="2.4")
+def test_old():
+    mesh._get_root_mesh()
+
+@RunIf(min_torch="2.6", max_torch="2.12")
+def test_middle():
+    mesh._get_root_mesh()
+
+@RunIf(max_torch="2.12", min_torch=MIN)
+def test_unread():
+    mesh._get_root_mesh()
+'''
+
+
+def test_a_runif_with_both_ends_runs_between_them(tmp_path):
+    """`RunIf(min_torch=..., max_torch=...)` runs its test on the releases both admit: below
+    the supported ones it is dead; an end the text cannot read leaves the range unread."""
+    found = check_batch(tmp_path, {"runif": RUNIF_RANGES}, "--target-torch", ">=2.6")
+    assert sorted((f["code"], f["line"]) for f in found["runif"]) == [("PRV001", 13), ("PRV001", 17)]
