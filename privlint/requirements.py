@@ -111,17 +111,18 @@ def _read_requirement(line: str, text: str, where: str, found: Found) -> str | N
 def _first_torch(entries: Iterable[Any], where: str, found: Found) -> TorchRange | None:
     """The first torch requirement with a version range; else an unversioned one (`torch`,
     `torch @ URL`), which admits every release."""
-    return _first_torch_placed(((entry, where) for entry in entries), found)
+    return _first_torch_placed(((entry, where, where) for entry in entries), found)
 
 
-def _first_torch_placed(entries: Iterable[tuple[Any, str]], found: Found) -> TorchRange | None:
+def _first_torch_placed(entries: Iterable[tuple[Any, str, str]], found: Found) -> TorchRange | None:
     """_first_torch over entries that each say where they were read (a requirements file's
-    lines, some from the files it includes)."""
+    lines, some from the files it includes), and the file that holds them (what a warning
+    about the entry names)."""
     unversioned = None
-    for entry, where in entries:
+    for entry, where, holder in entries:
         if not isinstance(entry, str):
             continue
-        spec = _entry(entry, where, found)
+        spec = _entry(entry, holder, found)
         if spec:
             return TorchRange(spec, where)
         if spec is not None and unversioned is None:
@@ -200,11 +201,11 @@ def _checked(spec: str, where: str, found: Found) -> TorchRange | None:
     return TorchRange(spec, where)
 
 
-def _requirement_lines(path: Path, seen: set[Path], root: Path,
-                       where: str) -> Iterable[tuple[str, str]]:
-    """Each line of a requirements file and of the files it includes (`-r`), with where it
-    was read: the file that holds it, and the file that first included that one (a message
-    names the line's own file, so that the user finds the torch line where it is)."""
+def _requirement_lines(path: Path, seen: set[Path], root: Path, where: str,
+                       includes: bool = True) -> Iterable[tuple[str, str, str]]:
+    """Each line of a requirements file and, with `includes`, of the files it includes (`-r`),
+    with where it was read: the file that holds it, and the file that first included that one
+    (a message names the line's own file, so that the user finds the torch line where it is)."""
     if path in seen or not path.is_file():
         return
     seen.add(path)
@@ -215,12 +216,14 @@ def _requirement_lines(path: Path, seen: set[Path], root: Path,
     for line in text.splitlines():
         stripped = line.strip()
         include = re.match(r"-(?:r|-requirement)\s*=?\s*(\S+)", stripped)
+        if include and not includes:
+            continue
         if include:
             included = (path.parent / include.group(1)).resolve()
             yield from _requirement_lines(included, seen, root,
                                           f"{_shown(included, root)}, through `-r` from {where}")
         else:
-            yield line, where
+            yield line, where, _shown(path, root)
 
 
 def _shown(path: Path, root: Path) -> str:
@@ -232,13 +235,25 @@ def _shown(path: Path, root: Path) -> str:
 
 
 def _from_requirements_txt(root: Path, found: Found) -> TorchRange | None:
-    candidates = sorted(root.glob("requirements*.txt")) + sorted(root.glob("requirements/*.txt"))
-    for path in candidates:
-        where = path.relative_to(root).as_posix()
-        hit = _first_torch_placed(_requirement_lines(path.resolve(), set(), root, where), found)
+    """The first torch requirement of the requirements files, `requirements.txt` first: a range
+    a file writes itself, in any of them; then one reached through `-r` (so that the file named
+    is the one that holds it); then torch without a range."""
+    candidates = sorted(root.glob("requirements*.txt"), key=lambda path: (path.name != "requirements.txt",
+                                                                          path.name))
+    candidates += sorted(root.glob("requirements/*.txt"))
+    read = Found()  # the passes read lines more than once: each warning is said once
+    hit = None
+    for includes, unversioned in ((False, False), (True, False), (True, True)):
+        for path in candidates:
+            where = path.relative_to(root).as_posix()
+            hit = _first_torch_placed(_requirement_lines(path.resolve(), set(), root, where, includes), read)
+            if hit and (unversioned or hit.specifier):
+                break
+            hit = None
         if hit:
-            return hit
-    return None
+            break
+    found.warnings.extend(dict.fromkeys(read.warnings))
+    return hit
 
 
 def _from_setup_cfg(root: Path, found: Found) -> TorchRange | None:

@@ -66,8 +66,8 @@ def test_requirements_txt_with_include_and_comments(tmp_path):
         "# pinned for the CUDA image\n--extra-index-url https://x\ntorch==2.9.1  # ROCm too\n")
     found = _found(tmp_path)
     assert found.range.specifier == "==2.9.1"
-    # The file that holds the torch line, and how the project's file reached it.
-    assert found.range.source == "requirements/base.txt, through `-r` from requirements.txt"
+    # The file that holds the torch line (itself one of the files read), not the one including it.
+    assert found.range.source == "requirements/base.txt"
 
 
 def test_an_include_of_an_include_names_each_step(tmp_path):
@@ -77,6 +77,15 @@ def test_an_include_of_an_include_names_each_step(tmp_path):
     (tmp_path / "common.txt").write_text("torch>=2.6\n")
     assert _found(tmp_path).range.source == ("common.txt, through `-r` from requirements/gpu.txt, "
                                              "through `-r` from requirements.txt")
+    # A range a file writes itself comes before one reached through `-r` from a file read earlier.
+    (tmp_path / "requirements-bench.txt").write_text("-r requirements-dev.txt\n")
+    (tmp_path / "requirements-dev.txt").write_text("-r requirements/gpu.txt\npytest\n")
+    (tmp_path / "requirements" / "gpu.txt").write_text("torch>=2.5\n")
+    assert _found(tmp_path).range.source == "requirements/gpu.txt"
+    (tmp_path / "requirements" / "gpu.txt").write_text("torch\n")  # a range before no range
+    (tmp_path / "requirements-dev.txt").write_text("-r common.txt\n")
+    assert (_found(tmp_path).range.specifier, _found(tmp_path).range.source) == (
+        ">=2.6", "common.txt, through `-r` from requirements-dev.txt, through `-r` from requirements-bench.txt")
     # A torch line in the project's own file is that file's, includes or not.
     (tmp_path / "requirements.txt").write_text("torch>=2.4\n-r requirements/gpu.txt\n")
     found = _found(tmp_path)
@@ -170,3 +179,13 @@ def test_a_plain_torch_requirement_does_not_import_packagings_requirement_gramma
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True,
                          cwd=Path(__file__).resolve().parent.parent).stdout.split()
     assert out == [">=2.4,<2.12", "False"]
+
+
+def test_an_unreadable_torch_line_is_said_once_beside_the_range_found_elsewhere(tmp_path):
+    (tmp_path / "requirements.txt").write_text("torch>=2.x.y\n")
+    (tmp_path / "requirements-dev.txt").write_text("-r requirements.txt\n-r common.txt\n")
+    (tmp_path / "common.txt").write_text("torch>=2.4\n")
+    found = _found(tmp_path)
+    assert (found.range.specifier, found.range.source) == (
+        ">=2.4", "common.txt, through `-r` from requirements-dev.txt")
+    assert len(found.warnings) == 1 and "requirements.txt: cannot read torch requirement" in found.warnings[0]
