@@ -52,8 +52,14 @@ class Context:
         if settings.target_torch is not None:
             try:
                 minors = parse_specifier(settings.target_torch, known)
-            except ValueError as exc:  # file values were checked when read: this is the flag
-                raise ConfigError(f"--target-torch: {exc}") from None
+            except ValueError as exc:
+                if settings.target_source == "--target-torch":
+                    raise ConfigError(f"--target-torch: {exc}") from None
+                # A file's range packaging reads but cannot compare (a number too long): said, not fatal.
+                settings.warnings.append(f"{settings.target_source}: {exc}; judging against every "
+                                         f"release the catalog knows")
+                settings.target_torch, settings.target_label = None, ""
+                return cls.build(catalog, settings, use_prefilter, use_slicing)
             reaches_below = bool(parse_specifier(settings.target_torch, older_than(known[0])))
             if minors:
                 target = TargetRange(minors, settings.target_label or f"torch{settings.target_torch}",
@@ -152,6 +158,9 @@ def _parse(data: bytes, display: str, ctx: Context, dangerous: bool,
         return module, detect(module, ctx.catalog, ctx.project, module_name)
     except RecursionError:
         return None, _file_error(ctx, display, SYNTAX_ERROR, "cannot analyse: nesting too deep")
+    except Exception as exc:  # a fault of privlint's own: this file says so, the others are checked
+        return None, _file_error(ctx, display, SYNTAX_ERROR, f"cannot analyse: privlint failed on this "
+                                 f"file ({type(exc).__name__}: {str(exc)[:200]}); please report it")
 
 
 def _place(raw, module, data: bytes, display: str, ctx: Context,

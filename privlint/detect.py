@@ -18,7 +18,7 @@ from privlint.guards import (ATTRIBUTE, CALL, IMPORT, Bound, Facts, Guard, catch
 from privlint.project import ProjectIndex
 from privlint.tracking import ScopeTracking, bind_import, prebind_module_imports
 from privlint.reading import (ModuleFacts, access_text, accessed, bound_names, call_arguments,
-                              identifiers, sets_attributes)
+                              identifiers, rebound_at_top, sets_attributes)
 from privlint.walk import Visitor, quiet_leaves, walk
 from privlint.resolve import (INSTANCE, PATH, UNKNOWN,
                               Binding, ClassInfo, Resolver, dotted_parts, string_value)
@@ -189,6 +189,7 @@ class Detector(ScopeTracking, Visitor):
         self._saved: list[tuple[int, str, Binding | None]] = []
         self._probed_objects: set[int] = set()  # first arguments of hasattr/getattr
         self._own: frozenset[str] = frozenset()  # private names the project sets on objects itself
+        self._rebound_at_top: frozenset[str] = frozenset()  # reading.rebound_at_top
         self._future_annotations = False
         self._unevaluated: set[int] = set()  # annotations Python never evaluates
         self._tops = {id(statement) for statement in module.body}  # module-level statements
@@ -739,6 +740,7 @@ def detect(module: cst.Module, catalog: Catalog, project: ProjectIndex | None = 
     # Private names the file itself assigns (a project attribute set on a torch object, a test
     # double's member, a default made by "make sure it exists"): the project's, not torch's.
     detector._own = facts.own
+    detector._rebound_at_top = rebound_at_top(module)
     prebind_module_imports(detector.resolver, module)
     walk(module, detector)
     _ungate_both_branches(detector.findings)

@@ -63,11 +63,22 @@ _BELOW = re.compile(r"less|_lt(\b|_)|older|before|max_version", re.IGNORECASE)
 # `max` `<=`, where a patch release of the edge's minor may take either branch.
 _PLAINLY_AT_LEAST = re.compile(r"equal|at_?least|min|_ge(\b|_)|_gte(\b|_)", re.IGNORECASE)
 _BELOW_OR_AT = re.compile(r"equal|_le(\b|_)|_lte(\b|_)|max", re.IGNORECASE)
-# torch itself in a name, not torchvision, torchaudio or torchmetrics (`_TORCHVISION_GREATER_EQUAL_0_13`).
-_TORCH_WORD = re.compile(r"torch(?![a-z])", re.IGNORECASE)
+# torch itself in a name (`isTorchVersionAtLeast` too), not one of its sibling packages
+# (`_TORCHVISION_GREATER_EQUAL_0_13`).
+_TORCH_WORD = re.compile(r"torch(?!vision|audio|text|metrics|data|rec|serve|tune|ao(?![a-z]))", re.IGNORECASE)
+# A flag whose name says the comparison and one release, and nothing else: `_TORCH_GREATER_EQUAL_2_5`,
+# `TORCH_LT_2_6`, `is_torch_version_at_least_2_4`. A name that says more (`_GE_2_4_LT_2_6`,
+# `PY_3_10_AND_TORCH_GE_2_6`, `TORCH_GE_2_6_1`, `NOT_LESS_THAN`, `2_6_OR_OLDER`) is not read.
+_FLAG_NAME = re.compile(
+    r"_*(?:is_|has_)?(?:py)?torch_(?:version_|ver_)?(?:is_)?"
+    r"(?:(?P<at_least>ge|gte|greater_equal|greater_or_equal|greater_than_or_equal|at_?least|min)"
+    r"|(?P<above>gt|greater|greater_than|newer|newer_than|after)"
+    r"|(?P<below>lt|less|less_than|older|older_than|before|below)"
+    r"|(?P<at_most>le|lte|less_equal|less_or_equal|less_than_or_equal|max))"
+    r"_v?(?P<major>\d{1,3})_(?P<minor>\d{1,3})", re.IGNORECASE)
 # A bound with more comparisons than this is not read (a flag built from itself doubles).
 _MOST_COMPARISONS = 32
-_MINOR = re.compile(r"^\s*v?(\d+)[._](\d+)")
+_MINOR = re.compile(r"^\s*v?(\d{1,9})[._](\d{1,9})")  # (a longer number is no release: not read)
 _NO_PATCH = re.compile(r"(?:[._]0)*\s*$")  # what may follow "2.4" in "2.4.0": nothing but zeros
 
 
@@ -131,7 +142,7 @@ def _edge_of(node: cst.BaseExpression) -> tuple[tuple[int, int], bool] | None:
             return None
         return (int(match.group(1)), int(match.group(2))), _NO_PATCH.match(text, match.end()) is not None
     if isinstance(node, cst.Tuple) and len(node.elements) >= 2 and all(
-            isinstance(e.value, cst.Integer) for e in node.elements[:2]):
+            isinstance(e.value, cst.Integer) and len(e.value.value) <= 12 for e in node.elements[:2]):
         # Any integer literal (`0x2`, `1_0`), as Python reads it.
         major, minor = (int(e.value.value, 0) if e.value.value.strip("0_") else 0
                         for e in node.elements[:2])
@@ -178,14 +189,20 @@ def version_bound(node: cst.BaseExpression, lookup: Lookup) -> Bound | None:
     if isinstance(node, (cst.Name, cst.Attribute)):
         parts = dotted_parts(node)
         binding = lookup(parts[0]) if parts and len(parts) == 1 else None
-        if binding is not None and binding.kind == VERFLAG and binding.value:
-            return _read_bound_text(binding.value)
-        joined = "_".join(parts or ())
-        digits = re.search(r"(\d+)_(\d+)", joined)
-        named = _named(joined) if digits and _TORCH_WORD.search(joined) else None
-        if named is not None:  # (a name says a minor's first release: `_TORCH_GREATER_EQUAL_2_5`)
-            return _edge_bound(named[0], (int(digits.group(1)), int(digits.group(2))), named[1])
-        return None
+        if binding is not None and binding.kind == VERFLAG:
+            return _read_bound_text(binding.value)  # what the file gave it, not what its name says
+        if binding is not None and binding.kind != PATH:
+            return None  # bound here to something else (`= False`, a parameter): the name may lie
+        # Unbound here, or imported (`from .utils import _TORCH_GREATER_EQUAL_2_5`): its name.
+        named = _FLAG_NAME.fullmatch(parts[-1]) if parts else None
+        if named is None:
+            return None
+        edge = (int(named.group("major")), int(named.group("minor")))  # a minor's first release
+        if named.group("at_least"):
+            return ">=", edge
+        if named.group("below"):
+            return "<", edge
+        return (">~" if named.group("above") else "<=~"), edge
     if isinstance(node, cst.Call):
         name = "_".join(dotted_parts(node.func) or ())
         if not _TORCH_WORD.search(name):

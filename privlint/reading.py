@@ -120,6 +120,49 @@ def bound_names(node: cst.CSTNode) -> frozenset[str]:
     return frozenset(found)
 
 
+def rebound_at_top(module: cst.Module) -> frozenset[str]:
+    """The names the module's own code (not its functions' or classes' bodies) binds more than
+    once: each statement that binds one counts, in every branch and loop body (`if c: OK = a`
+    / `else: OK = b`), so that what such a name holds depends on which ran."""
+    counts: dict[str, int] = {}
+
+    def count(names) -> None:
+        for name in names:
+            counts[name] = counts.get(name, 0) + 1
+
+    todo: list[cst.CSTNode] = list(module.body)
+    while todo:
+        statement = todo.pop()
+        kind = type(statement)
+        if kind is cst.SimpleStatementLine:
+            count(name for small in statement.body for name in bound_names(small))
+            continue
+        if kind is cst.FunctionDef or kind is cst.ClassDef:
+            count([statement.name.value])
+            continue
+        for field in ("target", "test", "subject"):  # a loop's target, a walrus in a test
+            part = getattr(statement, field, None)
+            if isinstance(part, cst.CSTNode):
+                count(bound_names(part))
+        for item in getattr(statement, "items", ()):  # `with ... as name`
+            count(bound_names(item))
+        for field in ("body", "orelse", "finalbody"):
+            part = getattr(statement, field, None)
+            if isinstance(part, cst.BaseSuite):
+                todo.extend(part.body)
+            elif isinstance(part, cst.If):  # an `elif`
+                todo.append(part)
+            elif part is not None:  # an `else:` or `finally:` clause
+                todo.extend(part.body.body)
+        for clause in [*getattr(statement, "handlers", ()), *getattr(statement, "cases", ())]:
+            if getattr(clause, "name", None) is not None:  # `except E as name`
+                count(target_names(clause.name.name))
+            if getattr(clause, "pattern", None) is not None:  # `case [x, *rest]:`
+                count(bound_names(clause.pattern))
+            todo.extend(clause.body.body)
+    return frozenset(name for name, seen in counts.items() if seen > 1)
+
+
 def identifiers(node: cst.CSTNode) -> frozenset[str]:
     """Every name and attribute name a piece of code mentions (imported names included)."""
     return frozenset(n.value if type(n) is cst.Name else n.attr.value

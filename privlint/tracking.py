@@ -37,11 +37,13 @@ class ScopeTracking:
 
     def _bind_target(self, target: cst.BaseExpression, binding: Binding | None) -> None:
         if isinstance(target, cst.Name):
-            if binding is not None and binding.kind == VERFLAG and binding.value \
-                    and self.resolver.lookup_local(target.value) is not None:
-                # Bound before in this scope, maybe in another branch (`if c: OK = True` /
-                # `else: OK = v >= 2.4`): a later `if OK:` may hold either value. Still a
-                # version flag, but its releases are not read, not even from its name.
+            scope = self.resolver.scopes[-1]
+            if binding is not None and binding.kind == VERFLAG and binding.value and (
+                    target.value in scope.names
+                    or (scope.kind == "module" and target.value in self._rebound_at_top)):
+                # Bound elsewhere in this scope too, maybe in another branch (`if c: OK = True`
+                # / `else: OK = v >= 2.4`), or later, before a function that reads it runs: an
+                # `if OK:` may see either value. Still a version flag, its releases not read.
                 binding = Binding(VERFLAG, REBOUND)
             self.resolver.bind(target.value, binding)
         elif isinstance(target, (cst.Tuple, cst.List)):
@@ -63,8 +65,10 @@ class ScopeTracking:
 
     def leave_AnnAssign(self, original_node: cst.AnnAssign) -> None:
         binding = self.resolver.annotation(original_node.annotation.annotation)
-        if binding is None and original_node.value is not None:
-            binding = self._value_binding(original_node.value)
+        if original_node.value is not None:
+            value = self._value_binding(original_node.value)
+            if binding is None or (value is not None and value.kind in (VERFLAG, CAPFLAG)):
+                binding = value  # `OK: bool = v >= (2, 4)` is a flag, whatever `bool` says
         self._bind_target(original_node.target, binding)
         self._note_literal(original_node)
 

@@ -62,8 +62,9 @@ def older_than(first: Minor) -> list[Minor]:
 def parse_specifier(spec: str, known: list[Minor]) -> frozenset[Minor]:
     """The known minor releases admitted by a PEP 440 specifier such as '>=2.6,<2.12'.
 
-    A minor release counts as admitted when any of its patch releases 0-30 is. Raises
-    ValueError on a specifier `packaging` cannot read.
+    A minor release counts as admitted when any of its patch releases 0-30 is; a build's local
+    label is left out (`==2.6.0+cu124` admits 2.6, as every build of 2.6.0 is that release).
+    Raises ValueError on a specifier `packaging` cannot read.
     """
     from packaging.specifiers import InvalidSpecifier, SpecifierSet
     from packaging.version import Version
@@ -71,13 +72,16 @@ def parse_specifier(spec: str, known: list[Minor]) -> frozenset[Minor]:
     admitted: set[Minor] = set()
     for alternative in spec.split("||"):  # the union of extras' ranges (requirements.py)
         try:
-            specifier = SpecifierSet(alternative.strip().strip("()"))
-        except InvalidSpecifier:
+            specifier = SpecifierSet(_LOCAL_LABEL.sub("", alternative.strip().strip("()")))
+            admitted.update((major, minor) for major, minor in known
+                            if any(specifier.contains(Version(f"{major}.{minor}.{patch}"))
+                                   for patch in range(31)))
+        except (InvalidSpecifier, ValueError):  # (ValueError: a number too long to read)
             raise ValueError(f"cannot read version specifier {spec!r}") from None
-        admitted.update((major, minor) for major, minor in known
-                        if any(specifier.contains(Version(f"{major}.{minor}.{patch}"))
-                               for patch in range(31)))
     return frozenset(admitted)
+
+
+_LOCAL_LABEL = re.compile(r"\+[A-Za-z0-9._-]*")
 
 
 @dataclass(frozen=True)

@@ -1556,6 +1556,37 @@ MISREAD_CHECKS = {
                 '    OK = Version("2.0") <= V < Version("2.4")\nif OK:\n    mesh._get_root_mesh()\n'),
     "rebound_by_name": ('TORCH_GE_2_12 = False\nif os.environ.get("X"):\n    TORCH_GE_2_12 = V >= Version("2.12")\n'
                         'if not TORCH_GE_2_12:\n    mesh._get_root_mesh()\n'),
+    # A flag whose value the text cannot read as releases is not read by its name either.
+    "named_but_string": '_TORCH_GREATER_EQUAL_2_6 = torch.__version__[:3] >= "2.6"\nif not _TORCH_GREATER_EQUAL_2_6:\n'
+                        '    mesh._get_root_mesh()\n',
+    # Rebound to something else, a parameter of the same name, a handler's default, an
+    # annotated rebinding, a class body, a loop, a function defined between two bindings.
+    "rebound_false": ('TORCH_AT_LEAST_2_6 = V >= Version("2.6")\nif os.environ.get("X"):\n'
+                      '    TORCH_AT_LEAST_2_6 = False\nif not TORCH_AT_LEAST_2_6:\n    mesh._get_root_mesh()\n'),
+    "augmented": ('TORCH_AT_LEAST_2_6 = V >= Version("2.6")\nTORCH_AT_LEAST_2_6 &= bool(os.environ.get("X"))\n'
+                  'if not TORCH_AT_LEAST_2_6:\n    mesh._get_root_mesh()\n'),
+    "parameter": ('TORCH_AT_LEAST_2_6 = V >= Version("2.6")\ndef f(TORCH_AT_LEAST_2_6=False):\n'
+                  '    if not TORCH_AT_LEAST_2_6:\n        mesh._get_root_mesh()\n'),
+    "handler": ('try:\n    TORCH_GE_2_6 = V >= Version("2.6")\nexcept ImportError:\n    TORCH_GE_2_6 = False\n'
+                'if not TORCH_GE_2_6:\n    mesh._get_root_mesh()\n'),
+    "class_body": ('class A:\n    OK = False\n    if os.environ.get("X"):\n        OK = V >= Version("2.6")\n'
+                   '    if not OK:\n        mesh._get_root_mesh()\n'),
+    "loop": ('OK = V >= Version("2.6")\nfor i in range(3):\n    if not OK:\n        mesh._get_root_mesh()\n'
+             '    OK = bool(os.environ.get("X"))\n'),
+    "def_between": ('OK = V >= Version("2.6")\nif os.environ.get("X"):\n    OK = V >= Version("2.9")\n'
+                    'def f():\n    if not OK:\n        mesh._get_root_mesh()\n'),
+    # Names that say more than one comparison and one release are not read.
+    "name_patch": 'from mylib import TORCH_GE_2_6_1\nif not TORCH_GE_2_6_1:\n    mesh._get_root_mesh()\n',
+    "name_or_older": 'from mylib import TORCH_2_6_OR_OLDER\nif TORCH_2_6_OR_OLDER:\n    mesh._get_root_mesh()\n',
+    "name_two_bounds": 'from mylib import _TORCH_GE_2_4_LT_2_6\nif not _TORCH_GE_2_4_LT_2_6:\n    mesh._get_root_mesh()\n',
+    "name_python": 'from mylib import PY_3_10_AND_TORCH_GE_2_6\nif PY_3_10_AND_TORCH_GE_2_6:\n    mesh._get_root_mesh()\n',
+    "name_not_less": ('from mylib import TORCH_VERSION_NOT_LESS_THAN_2_6\nif TORCH_VERSION_NOT_LESS_THAN_2_6:\n'
+                      '    mesh._get_root_mesh()\n'),
+    # camelCase names are torch's; an annotated flag is a flag.
+    "camel": 'from mylib import isTorchVersionAtLeast\nif isTorchVersionAtLeast("2.9"):\n    mesh._get_root_mesh()\n',
+    "annotated": 'OK: bool = V >= Version("2.10")\nif not OK:\n    mesh._get_root_mesh()\n',
+    # A number too long to be a release is not read, and never a crash.
+    "long_number": ('if Version(torch.__version__).release < (2, ' + "9" * 5000 + '):\n    mesh._get_root_mesh()\n'),
     # Too long to read (a flag's bound doubling itself; 40 checks): read as no bound, never a crash.
     "long": ("F = " + " and ".join(['V >= Version("2.0")'] * 40) + "\nfor _ in range(20):\n    F = F and F\n"
              "G = V < Version(\"2.0\")\n" + "G = G or G\n" * 20 + "if not G and (F or G):\n"
@@ -1568,7 +1599,8 @@ def test_a_check_the_text_cannot_read_as_releases_bounds_nothing(tmp_path, shape
     source = _HEAD + MISREAD_CHECKS[shape]
     found = check_batch(tmp_path, {"checks": source}, "--target-torch", ">=2.6")
     expected = "PRV103" if shape == "torchvision" else "PRV001"
-    assert [(f["code"], f["line"]) for f in found["checks"]] == [(expected, source.count("\n"))]
+    use = max(number for number, line in enumerate(source.splitlines(), 1) if "_get_root_mesh" in line)
+    assert [(f["code"], f["line"]) for f in found["checks"]] == [(expected, use)]
 
 
 RUNIF_RANGES = '''

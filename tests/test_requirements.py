@@ -189,3 +189,16 @@ def test_an_unreadable_torch_line_is_said_once_beside_the_range_found_elsewhere(
     assert (found.range.specifier, found.range.source) == (
         ">=2.4", "common.txt, through `-r` from requirements-dev.txt")
     assert len(found.warnings) == 1 and "requirements.txt: cannot read torch requirement" in found.warnings[0]
+
+
+def test_a_build_pin_admits_its_release():
+    """`torch==2.6.0+cu124` pins one build of 2.6.0: the release is 2.6 (a local label is not
+    compared), where packaging admits no plain 2.6.x for it."""
+    from privlint.catalog import load_catalog
+    from privlint.versions import parse_specifier
+
+    known = load_catalog().known_releases
+    assert parse_specifier("==2.6.0+cu124", known) == {(2, 6)}
+    assert parse_specifier(">=2.6,!=2.7.0+cpu", known) == {m for m in known if m >= (2, 6)}
+    with pytest.raises(ValueError):
+        parse_specifier(">=2." + "9" * 5000, known)  # too long to compare: unreadable, not a crash
