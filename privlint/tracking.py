@@ -216,8 +216,9 @@ class ScopeTracking:
             for statement in node.body.body:
                 if isinstance(statement, cst.FunctionDef):
                     members = self._predicate(statement)
-                    if members:
-                        predicates[statement.name.value] = Binding(FUNCTION, members=members)
+                    if members:  # a property's is read as `self.<name>`, a flag, with no call
+                        predicates[statement.name.value] = Binding(CAPFLAG, members=members) \
+                            if _is_property(statement) else Binding(FUNCTION, members=members)
                     else:
                         predicates.pop(statement.name.value, None)
                 elif isinstance(statement, cst.SimpleStatementLine):
@@ -236,7 +237,7 @@ class ScopeTracking:
         if pending is not None:
             info, predicates = pending
             for name, binding in predicates.items():
-                info.attr_types[predicate_key(name)] = binding
+                info.attr_types[name if binding.kind == CAPFLAG else predicate_key(name)] = binding
         return True
 
     def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
@@ -353,3 +354,9 @@ class _ModuleImports(Visitor):
 def prebind_module_imports(resolver: Resolver, module: cst.Module) -> None:
     """Bind module-level imports first, so functions defined above an import still see it."""
     walk(module, _ModuleImports(resolver))
+
+
+def _is_property(function: cst.FunctionDef) -> bool:
+    """`@property` or `@functools.cached_property` (read as an attribute: the body runs)."""
+    return any((dotted_parts(decorator.decorator) or [""])[-1] in ("property", "cached_property")
+               for decorator in function.decorators)

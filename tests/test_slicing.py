@@ -684,6 +684,36 @@ CASES.update({
     """,
 })
 
+CASES.update({
+    "a property that probes, read as a flag": """
+        import torch.distributed as dist
+        class A:
+            @property
+            def ok(self):
+                return hasattr(dist, "_all_gather_base")
+        @FILLER4@
+            def go(self, out, inp):
+                if not self.ok:
+                    return None
+                dist._all_gather_base(out, inp)
+            def late(self, out, inp):
+                if self.has_it:
+                    dist._all_gather_base(out, inp)
+            def has_it(self):
+                return hasattr(dist, "_all_gather_base")
+    """,
+})
+
+
+def test_a_property_that_probes_guards_and_a_method_read_uncalled_does_not():
+    """A property's body runs when it is read, so `if not self.ok: return` guards what follows;
+    a method read without a call is a bound method, always true, and guards nothing."""
+    findings = _same_report(_source(CASES["a property that probes, read as a flag"]))
+    assert len(findings) == 1 and "self.has_it" not in findings[0].message
+    assert findings[0].line == _source(CASES["a property that probes, read as a flag"]).split(
+        b"\n").index(b"            dist._all_gather_base(out, inp)") + 1
+
+
 # Found in a second review: stores written in shapes the slicer's reading of stores missed.
 _STORE_SHAPES = {
     "a comprehension's target right after a number": "return [0for self.pg in groups]",
