@@ -7,6 +7,7 @@ detector: which rule, if any, covers a resolved dotted path such as
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -109,6 +110,9 @@ class TypeInfo:
     subscript_same_type: bool
     # Attributes that hold another tracked type: `DTensorSpec.mesh` is a DeviceMesh.
     attributes: tuple[tuple[str, str], ...] = ()
+    # Torch classes every value of this type also is (`torch.Tensor` for a DTensor): an
+    # annotation naming one may hold this type, so it types nothing away.
+    bases: tuple[str, ...] = ()
 
 
 # -- validation helpers ---------------------------------------------------------------
@@ -121,7 +125,7 @@ _RULE_KEYS = {
     "params": list, "equivalent-params": list, "replacement-relation": str,
 }
 _TYPE_KEYS = {"name": str, "aliases": list, "constructors": list, "same-type-members": list,
-              "subscript-same-type": bool, "attributes": dict}
+              "subscript-same-type": bool, "attributes": dict, "bases": list}
 _TOP_KEYS = {"catalog", "rule", "type"}
 
 
@@ -361,6 +365,11 @@ class Catalog:
                      if any(rule.distinctive and rule.returns for rule in rules))
         return frozenset(names)
 
+    @functools.cached_property
+    def base_types(self) -> frozenset[str]:
+        """The torch classes a tracked type's values also are (TypeInfo.bases)."""
+        return frozenset(base for info in self.types.values() for base in info.bases)
+
     @property
     def type_names(self) -> frozenset[str]:
         """Every dotted name a tracked type goes by: its own and its aliases'."""
@@ -413,6 +422,7 @@ def _load_file(path: Path, rules: list[Rule], types: dict[str, TypeInfo],
             subscript_same_type=table.get("subscript-same-type", False),
             attributes=tuple((k, v) for k, v in table.get("attributes", {}).items()
                              if isinstance(v, str)),
+            bases=tuple(table.get("bases", ())),
         )
 
 

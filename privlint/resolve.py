@@ -411,6 +411,8 @@ class Resolver:
             canonical = self.catalog.canonical(path)
             if canonical in self.catalog.types:
                 return Binding(INSTANCE, canonical)
+            if canonical in self.catalog.base_types:
+                return None  # `t: torch.Tensor` may be a DTensor: its members read as on any value
             return Binding(FOREIGN, canonical)
         if len(parts) == 1 and parts[0] in self._short_types:
             # An unresolved `DeviceMesh` (a stub import or a forward reference): take the name.

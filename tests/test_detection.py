@@ -1629,3 +1629,27 @@ def test_a_runif_with_both_ends_runs_between_them(tmp_path):
     the supported ones it is dead; an end the text cannot read leaves the range unread."""
     found = check_batch(tmp_path, {"runif": RUNIF_RANGES}, "--target-torch", ">=2.6")
     assert sorted((f["code"], f["line"]) for f in found["runif"]) == [("PRV001", 13), ("PRV001", 17)]
+
+
+SUPERTYPE_ANNOTATIONS = '''
+import torch
+from torch import nn
+
+def check(module: nn.Module):
+    state = module._get_fsdp_state()
+    return state._fsdp_param_group
+
+def local(t: torch.Tensor):
+    return t._local_tensor
+
+def other(t: "MyThing"):
+    return t._local_tensor
+'''
+
+
+def test_an_annotation_with_a_tracked_type_s_base_types_nothing_away(tmp_path):
+    """Every FSDPModule is an nn.Module and every DTensor a torch.Tensor (the catalog's
+    `bases`): such an annotation may hold one, so a distinctive member on it is reported as on
+    an unannotated value; another class's annotation still says it is not torch's."""
+    found = check_batch(tmp_path, {"sup": SUPERTYPE_ANNOTATIONS})
+    assert sorted((f["code"], f["line"]) for f in found["sup"]) == [("PRV333", 5), ("PRV334", 6), ("PRV343", 9)]
