@@ -158,9 +158,14 @@ def _parse(data: bytes, display: str, ctx: Context, dangerous: bool,
         return module, detect(module, ctx.catalog, ctx.project, module_name)
     except RecursionError:
         return None, _file_error(ctx, display, SYNTAX_ERROR, "cannot analyse: nesting too deep")
-    except Exception as exc:  # a fault of privlint's own: this file says so, the others are checked
+    except Exception as exc:  # a fault of privlint's own: said on stderr, whatever is selected,
+        # and as this file's PRV002; the other files are checked
+        import sys
+
+        why = f"{type(exc).__name__}: {str(exc)[:200]}"
+        print(f"privlint: internal error on {display} ({why}); please report it", file=sys.stderr)
         return None, _file_error(ctx, display, SYNTAX_ERROR, f"cannot analyse: privlint failed on this "
-                                 f"file ({type(exc).__name__}: {str(exc)[:200]}); please report it")
+                                 f"file ({why}); please report it")
 
 
 def _place(raw, module, data: bytes, display: str, ctx: Context,

@@ -22,7 +22,8 @@ from privlint.catalog import is_private
 from privlint.reading import bound_names
 from privlint.slicing import ENDING_CALLS
 from privlint.walk import children
-from privlint.resolve import CAPFLAG, PATH, VERFLAG, Binding, dotted_parts, predicate_key, string_value
+from privlint.resolve import (CAPFLAG, PATH, VERFLAG, Binding, dotted_parts, predicate_key, property_key,
+                              string_value)
 
 # What a missing API raises: a missing member, a missing module, or (for a keyword the
 # installed release does not take yet) a TypeError from the call.
@@ -63,19 +64,31 @@ _BELOW = re.compile(r"less|_lt(\b|_)|older|before|max_version", re.IGNORECASE)
 # `max` `<=`, where a patch release of the edge's minor may take either branch.
 _PLAINLY_AT_LEAST = re.compile(r"equal|at_?least|min|_ge(\b|_)|_gte(\b|_)", re.IGNORECASE)
 _BELOW_OR_AT = re.compile(r"equal|_le(\b|_)|_lte(\b|_)|max", re.IGNORECASE)
-# torch itself in a name (`isTorchVersionAtLeast` too), not one of its sibling packages
-# (`_TORCHVISION_GREATER_EQUAL_0_13`).
-_TORCH_WORD = re.compile(r"torch(?!vision|audio|text|metrics|data|rec|serve|tune|ao(?![a-z]))", re.IGNORECASE)
+# The words of a name, split at `_`, digits and camelCase humps (`isTorchVersionAtLeast`: is,
+# Torch, Version, At, Least; `TORCHVISION_GE`: TORCHVISION, GE).
+_NAME_WORDS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
+
+
+def _names_torch(name: str) -> bool:
+    """Whether a name speaks of torch itself: a word of it is `torch` or `pytorch`, not a
+    sibling package's name (`torchvision`, `torchrl`, `torchcodec`, `TORCHX`)."""
+    return any(word.lower() in ("torch", "pytorch") for word in _NAME_WORDS.findall(name))
 # A flag whose name says the comparison and one release, and nothing else: `_TORCH_GREATER_EQUAL_2_5`,
 # `TORCH_LT_2_6`, `is_torch_version_at_least_2_4`. A name that says more (`_GE_2_4_LT_2_6`,
 # `PY_3_10_AND_TORCH_GE_2_6`, `TORCH_GE_2_6_1`, `NOT_LESS_THAN`, `2_6_OR_OLDER`) is not read.
 _FLAG_NAME = re.compile(
     r"_*(?:is_|has_)?(?:py)?torch_(?:version_|ver_)?(?:is_)?"
-    r"(?:(?P<at_least>ge|gte|greater_equal|greater_or_equal|greater_than_or_equal|at_?least|min)"
+    r"(?:(?P<at_least>ge|gte|greater_equal|greater_or_equal|greater_than_or_equal|greater_or_equal_than"
+    r"|at_?least|min)"
     r"|(?P<above>gt|greater|greater_than|newer|newer_than|after)"
     r"|(?P<below>lt|less|less_than|older|older_than|before|below)"
     r"|(?P<at_most>le|lte|less_equal|less_or_equal|less_than_or_equal|max))"
     r"_v?(?P<major>\d{1,3})_(?P<minor>\d{1,3})", re.IGNORECASE)
+# The release first, then the comparison: `IS_TORCH_V2_5_OR_NEWER`, `TORCH_2_6_OR_OLDER`.
+_FLAG_NAME_RELEASE_FIRST = re.compile(
+    r"_*(?:is_|has_)?(?:py)?torch_(?:version_|ver_)?v?(?P<major>\d{1,3})_(?P<minor>\d{1,3})_or_"
+    r"(?:(?P<at_least>newer|later|above|greater|up)|(?P<at_most>older|earlier|below|less|lower))",
+    re.IGNORECASE)
 # A bound with more comparisons than this is not read (a flag built from itself doubles).
 _MOST_COMPARISONS = 32
 _MINOR = re.compile(r"^\s*v?(\d{1,9})[._](\d{1,9})")  # (a longer number is no release: not read)
@@ -194,18 +207,19 @@ def version_bound(node: cst.BaseExpression, lookup: Lookup) -> Bound | None:
         if binding is not None and binding.kind != PATH:
             return None  # bound here to something else (`= False`, a parameter): the name may lie
         # Unbound here, or imported (`from .utils import _TORCH_GREATER_EQUAL_2_5`): its name.
-        named = _FLAG_NAME.fullmatch(parts[-1]) if parts else None
+        named = (_FLAG_NAME.fullmatch(parts[-1]) or _FLAG_NAME_RELEASE_FIRST.fullmatch(parts[-1])) \
+            if parts else None
         if named is None:
             return None
         edge = (int(named.group("major")), int(named.group("minor")))  # a minor's first release
         if named.group("at_least"):
             return ">=", edge
-        if named.group("below"):
+        if named.groupdict().get("below"):
             return "<", edge
-        return (">~" if named.group("above") else "<=~"), edge
+        return (">~" if named.groupdict().get("above") else "<=~"), edge
     if isinstance(node, cst.Call):
         name = "_".join(dotted_parts(node.func) or ())
-        if not _TORCH_WORD.search(name):
+        if not _names_torch(name):
             return None
         if len(node.args) == 1 and node.args[0].keyword is not None \
                 and node.args[0].keyword.value == "min_version":
@@ -355,7 +369,7 @@ def mentions_torch_version(node: cst.BaseExpression, lookup: Lookup) -> bool:
                 # are the CUDA toolkit's and cuDNN's.
                 continue
             joined = "_".join(parts)
-            if _TORCH_WORD.search(joined) and _VERSION_WORDS.search(joined):
+            if _names_torch(joined) and _VERSION_WORDS.search(joined):
                 return True
             continue
         stack.extend(children(current))
@@ -447,6 +461,9 @@ def condition_facts(node: cst.BaseExpression, lookup: Lookup) -> Facts:
         # A flag: `HAS_X = hasattr(...)`, or `self.has_x = hasattr(...)` set in `__init__`.
         key = node.value if kind is cst.Name else f"self.{node.attr.value}"
         binding = lookup(key)
+        if (binding is None or binding.kind != CAPFLAG) and kind is cst.Attribute \
+                and node.value.value == "self":  # a property runs on an instance, not on `cls`
+            binding = lookup(f"self.{property_key(node.attr.value)}")
         if binding is not None and binding.kind == CAPFLAG:
             return Facts(binding.members)
     if mentions_torch_version(node, lookup):

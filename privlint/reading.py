@@ -135,12 +135,20 @@ def rebound_at_top(module: cst.Module) -> frozenset[str]:
         statement = todo.pop()
         kind = type(statement)
         if kind is cst.SimpleStatementLine:
-            count(name for small in statement.body for name in bound_names(small))
+            todo.extend(statement.body)
+            continue
+        if isinstance(statement, cst.BaseSmallStatement):
+            # (`global` at module level binds nothing; `x: bool` without a value neither)
+            if kind is not cst.Global and kind is not cst.Nonlocal \
+                    and not (kind is cst.AnnAssign and statement.value is None):
+                count(bound_names(statement))
             continue
         if kind is cst.FunctionDef or kind is cst.ClassDef:
             count([statement.name.value])
             continue
-        for field in ("target", "test", "subject"):  # a loop's target, a walrus in a test
+        if isinstance(getattr(statement, "target", None), cst.CSTNode):  # a loop's target
+            count(target_names(statement.target))
+        for field in ("test", "subject"):  # a walrus in a test
             part = getattr(statement, field, None)
             if isinstance(part, cst.CSTNode):
                 count(bound_names(part))
@@ -148,17 +156,17 @@ def rebound_at_top(module: cst.Module) -> frozenset[str]:
             count(bound_names(item))
         for field in ("body", "orelse", "finalbody"):
             part = getattr(statement, field, None)
-            if isinstance(part, cst.BaseSuite):
+            if isinstance(part, cst.BaseSuite):  # (a one-line suite holds small statements)
                 todo.extend(part.body)
             elif isinstance(part, cst.If):  # an `elif`
                 todo.append(part)
             elif part is not None:  # an `else:` or `finally:` clause
                 todo.extend(part.body.body)
+        # (A `case` pattern's captures are not counted: the slicer does not keep a `match` for
+        # them, and a count that differed between a slice and its file would change findings.)
         for clause in [*getattr(statement, "handlers", ()), *getattr(statement, "cases", ())]:
             if getattr(clause, "name", None) is not None:  # `except E as name`
                 count(target_names(clause.name.name))
-            if getattr(clause, "pattern", None) is not None:  # `case [x, *rest]:`
-                count(bound_names(clause.pattern))
             todo.extend(clause.body.body)
     return frozenset(name for name, seen in counts.items() if seen > 1)
 

@@ -56,6 +56,12 @@ HANDED_ON = "handed on"  # the origin of a PATH binding another project module m
 _BUILTINS = frozenset(dir(builtins))
 
 
+def property_key(name: str) -> str:
+    """Where a class's predicate property is kept among its attributes: read as `self.<name>`
+    (its body runs on an instance), never as `cls.<name>` (the property object, always true)."""
+    return f"{name}@property"
+
+
 def predicate_key(method: str) -> str:
     """Where a class's predicate method is kept among its attributes (`ClassInfo.attr_types`):
     `supported()`, a key no attribute's name can be, so `self.supported` itself (a bound

@@ -12,7 +12,8 @@ import libcst as cst
 from privlint.guards import (IMPORT, REBOUND, Guard, bound_text, literal_set, mentions_torch_version,
                              try_flag)
 from privlint.resolve import (CAPFLAG, ELEMENTS, FOREIGN, FUNCTION, INSTANCE, PATH, VERFLAG,
-                              HANDED_ON, Binding, Resolver, dotted_parts, predicate_key)
+                              HANDED_ON, Binding, Resolver, dotted_parts, predicate_key,
+                              property_key)
 from privlint.walk import Visitor, walk
 
 
@@ -214,6 +215,8 @@ class ScopeTracking:
             # class's.
             predicates: dict[str, Binding] = {}
             for statement in node.body.body:
+                if isinstance(statement, cst.FunctionDef) and _is_accessor(statement):
+                    continue  # `@ok.setter`: the property `ok` still reads through its getter
                 if isinstance(statement, cst.FunctionDef):
                     members = self._predicate(statement)
                     if members:  # a property's is read as `self.<name>`, a flag, with no call
@@ -237,7 +240,7 @@ class ScopeTracking:
         if pending is not None:
             info, predicates = pending
             for name, binding in predicates.items():
-                info.attr_types[name if binding.kind == CAPFLAG else predicate_key(name)] = binding
+                info.attr_types[property_key(name) if binding.kind == CAPFLAG else predicate_key(name)] = binding
         return True
 
     def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
@@ -357,6 +360,12 @@ def prebind_module_imports(resolver: Resolver, module: cst.Module) -> None:
 
 
 def _is_property(function: cst.FunctionDef) -> bool:
-    """`@property` or `@functools.cached_property` (read as an attribute: the body runs)."""
-    return any((dotted_parts(decorator.decorator) or [""])[-1] in ("property", "cached_property")
-               for decorator in function.decorators)
+    """`@property`, read as an attribute: its getter runs on each read, whatever the instance
+    holds (not `cached_property`, which an instance attribute of the same name hides)."""
+    return any((dotted_parts(decorator.decorator) or [""])[-1] == "property" for decorator in function.decorators)
+
+
+def _is_accessor(function: cst.FunctionDef) -> bool:
+    """`@<name>.setter` or `@<name>.deleter` on a def of the same name: part of that property."""
+    return any((dotted_parts(decorator.decorator) or [""])[-2:] == [function.name.value, end]
+               for decorator in function.decorators for end in ("setter", "deleter"))

@@ -1548,6 +1548,13 @@ MISREAD_CHECKS = {
     # torchvision's release, not torch's: not a version check at all (a plain PRV103).
     "torchvision": ('if V >= Version("2.6") and not _TORCHVISION_GREATER_EQUAL_0_13:\n'
                     '    mesh._get_root_mesh()\n'),
+    "torchrl": 'from torchrl._utils import torchrl_version_at_least\nif not torchrl_version_at_least("0.6"):\n'
+               '    mesh._get_root_mesh()\n',
+    # Rebound on one line, or as a loop's target, after a function that reads it.
+    "rebound_one_line": ('LEGACY = V < Version("2.5")\ndef f():\n    if LEGACY:\n        mesh._get_root_mesh()\n'
+                         'if os.environ.get("X"): LEGACY = True\n'),
+    "rebound_loop_target": ('LEGACY = V < Version("2.5")\ndef f():\n    if LEGACY:\n        mesh._get_root_mesh()\n'
+                            'for LEGACY in [True]:\n    pass\n'),
     # `LESS_EQUAL_2_6` holds on 2.6.0.
     "less_equal": 'if _TORCH_GREATER_EQUAL_2_0 and _TORCH_LESS_EQUAL_2_6:\n    mesh._get_root_mesh()\n',
     "less_equal_call": 'if is_torch_version_less_equal("2.6"):\n    mesh._get_root_mesh()\n',
@@ -1598,7 +1605,7 @@ MISREAD_CHECKS = {
 def test_a_check_the_text_cannot_read_as_releases_bounds_nothing(tmp_path, shape):
     source = _HEAD + MISREAD_CHECKS[shape]
     found = check_batch(tmp_path, {"checks": source}, "--target-torch", ">=2.6")
-    expected = "PRV103" if shape == "torchvision" else "PRV001"
+    expected = "PRV103" if shape in ("torchvision", "torchrl") else "PRV001"
     use = max(number for number, line in enumerate(source.splitlines(), 1) if "_get_root_mesh" in line)
     assert [(f["code"], f["line"]) for f in found["checks"]] == [(expected, use)]
 
