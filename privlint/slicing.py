@@ -513,6 +513,11 @@ class _Slicer:
             unit.kept = True
             self.todo.append(unit)
             scope = unit.scope
+            if scope.kind == CLASS and _may_be_predicate(unit, None):
+                # Kept for another reason (it mentions a private name): a later binding of the
+                # name (a plain method of the same name) must come too, as the last one runs.
+                text = b"\n".join(self.lines[unit.first - 1:unit.last])
+                scope.predicates |= {name for s in unit.statements for name in _bound_names(s, text)}
             if unit.first > scope.latest:
                 scope.latest = unit.first
                 pending, scope.narrowing = scope.narrowing, []
@@ -555,7 +560,7 @@ class _Slicer:
                 if attribute in _stores_of(unit, self.lines) and self._store_matters(unit, attribute):
                     self.keep(unit)
             units = owner.binders.get(attribute, ())
-            if any(_may_be_predicate(unit, assigned) for unit in units):
+            if attribute in owner.predicates or any(_may_be_predicate(unit, assigned) for unit in units):
                 owner.predicates.add(attribute)  # `self.<attribute>()` may call a predicate method
                 for unit in units:
                     self.keep(unit)

@@ -709,6 +709,20 @@ CASES.update({
             def ok(self, value):
                 self._ok = value
     """,
+    "a property redefined as a plain method far below it": """
+        import torch.distributed as dist
+        class A:
+            @property
+            def ok(self):
+                return hasattr(dist, "_all_gather_base")
+        @FILLER4@
+            def ok(self):
+                found = self._ok
+                return found
+            def go(self, out, inp):
+                if self.ok:
+                    dist._all_gather_base(out, inp)
+    """,
     "a cached property that probes is no flag": """
         import functools
         import torch.distributed as dist
@@ -736,6 +750,8 @@ def test_a_property_that_probes_guards_and_a_method_read_uncalled_does_not():
     # and the one under `cls.ok` (the property object itself, always true) are; a setter of
     # the property changes nothing.
     assert [finding.line for finding in _same_report(data)] == uses[1:]
+    # Redefined as a plain method: the last definition runs, a bound method, always true.
+    assert len(_same_report(_source(CASES["a property redefined as a plain method far below it"]))) == 1
     cached = _same_report(_source(CASES["a cached property that probes is no flag"]))
     assert len(cached) == 1  # an instance attribute of the same name hides a cached_property
 
