@@ -201,11 +201,10 @@ def _checked(spec: str, where: str, found: Found) -> TorchRange | None:
     return TorchRange(spec, where)
 
 
-def _requirement_lines(path: Path, seen: set[Path], root: Path, where: str,
-                       includes: bool = True) -> Iterable[tuple[str, str, str]]:
-    """Each line of a requirements file and, with `includes`, of the files it includes (`-r`),
-    with where it was read: the file that holds it, and the file that first included that one
-    (a message names the line's own file, so that the user finds the torch line where it is)."""
+def _requirement_lines(path: Path, seen: set[Path], root: Path, where: str) -> Iterable[tuple[str, str, str]]:
+    """Each line of a requirements file and of the files it includes (`-r`), with where it was
+    read (the file that holds it, and the `-r` steps that reached it: a message names the line's
+    own file, so that the user finds the torch line where it is) and the file alone."""
     if path in seen or not path.is_file():
         return
     seen.add(path)
@@ -216,8 +215,6 @@ def _requirement_lines(path: Path, seen: set[Path], root: Path, where: str,
     for line in text.splitlines():
         stripped = line.strip()
         include = re.match(r"-(?:r|-requirement)\s*=?\s*(\S+)", stripped)
-        if include and not includes:
-            continue
         if include:
             included = (path.parent / include.group(1)).resolve()
             yield from _requirement_lines(included, seen, root,
@@ -235,21 +232,17 @@ def _shown(path: Path, root: Path) -> str:
 
 
 def _from_requirements_txt(root: Path, found: Found) -> TorchRange | None:
-    """The first torch requirement of the requirements files, `requirements.txt` first: a range
-    a file writes itself, in any of them; then one reached through `-r` (so that the file named
-    is the one that holds it); then torch without a range."""
+    """The first torch requirement of the requirements files, `requirements.txt` first (another
+    file's pin, `requirements/typing.txt`, is not the project's range), each file with the files
+    it includes; the file named is the one that holds the line."""
     candidates = sorted(root.glob("requirements*.txt"), key=lambda path: (path.name != "requirements.txt",
                                                                           path.name))
     candidates += sorted(root.glob("requirements/*.txt"))
-    read = Found()  # the passes read lines more than once: each warning is said once
+    read = Found()  # a file included by several is read more than once: each warning said once
     hit = None
-    for includes, unversioned in ((False, False), (True, False), (True, True)):
-        for path in candidates:
-            where = path.relative_to(root).as_posix()
-            hit = _first_torch_placed(_requirement_lines(path.resolve(), set(), root, where, includes), read)
-            if hit and (unversioned or hit.specifier):
-                break
-            hit = None
+    for path in candidates:
+        hit = _first_torch_placed(_requirement_lines(path.resolve(), set(), root,
+                                                     path.relative_to(root).as_posix()), read)
         if hit:
             break
     found.warnings.extend(dict.fromkeys(read.warnings))

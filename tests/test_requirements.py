@@ -66,8 +66,8 @@ def test_requirements_txt_with_include_and_comments(tmp_path):
         "# pinned for the CUDA image\n--extra-index-url https://x\ntorch==2.9.1  # ROCm too\n")
     found = _found(tmp_path)
     assert found.range.specifier == "==2.9.1"
-    # The file that holds the torch line (itself one of the files read), not the one including it.
-    assert found.range.source == "requirements/base.txt"
+    # The file that holds the torch line, and how the project's file reached it.
+    assert found.range.source == "requirements/base.txt, through `-r` from requirements.txt"
 
 
 def test_an_include_of_an_include_names_each_step(tmp_path):
@@ -77,15 +77,13 @@ def test_an_include_of_an_include_names_each_step(tmp_path):
     (tmp_path / "common.txt").write_text("torch>=2.6\n")
     assert _found(tmp_path).range.source == ("common.txt, through `-r` from requirements/gpu.txt, "
                                              "through `-r` from requirements.txt")
-    # A range a file writes itself comes before one reached through `-r` from a file read earlier.
-    (tmp_path / "requirements-bench.txt").write_text("-r requirements-dev.txt\n")
-    (tmp_path / "requirements-dev.txt").write_text("-r requirements/gpu.txt\npytest\n")
+    # requirements.txt first, with what it includes, before another file's own pin (lightning's
+    # requirements/typing.txt pins torch==2.9.1 for its type checks).
     (tmp_path / "requirements" / "gpu.txt").write_text("torch>=2.5\n")
-    assert _found(tmp_path).range.source == "requirements/gpu.txt"
-    (tmp_path / "requirements" / "gpu.txt").write_text("torch\n")  # a range before no range
-    (tmp_path / "requirements-dev.txt").write_text("-r common.txt\n")
+    (tmp_path / "requirements-bench.txt").write_text("torch==2.9.1\n")
+    (tmp_path / "requirements" / "typing.txt").write_text("torch==2.9.1\n")
     assert (_found(tmp_path).range.specifier, _found(tmp_path).range.source) == (
-        ">=2.6", "common.txt, through `-r` from requirements-dev.txt, through `-r` from requirements-bench.txt")
+        ">=2.5", "requirements/gpu.txt, through `-r` from requirements.txt")
     # A torch line in the project's own file is that file's, includes or not.
     (tmp_path / "requirements.txt").write_text("torch>=2.4\n-r requirements/gpu.txt\n")
     found = _found(tmp_path)
