@@ -72,7 +72,8 @@ _NAME_WORDS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
 def _names_torch(name: str) -> bool:
     """Whether a name speaks of torch itself: a word of it is `torch` or `pytorch`, not a
     sibling package's name (`torchvision`, `torchrl`, `torchcodec`, `TORCHX`)."""
-    return any(word.lower() in ("torch", "pytorch") for word in _NAME_WORDS.findall(name))
+    return "torch" in name.lower() \
+        and any(word.lower() in ("torch", "pytorch") for word in _NAME_WORDS.findall(name))
 # A flag whose name says the comparison and one release, and nothing else: `_TORCH_GREATER_EQUAL_2_5`,
 # `TORCH_LT_2_6`, `is_torch_version_at_least_2_4`. A name that says more (`_GE_2_4_LT_2_6`,
 # `PY_3_10_AND_TORCH_GE_2_6`, `TORCH_GE_2_6_1`, `NOT_LESS_THAN`, `2_6_OR_OLDER`) is not read.
@@ -89,7 +90,8 @@ _FLAG_NAME_RELEASE_FIRST = re.compile(
     r"_*(?:is_|has_)?(?:py)?torch_(?:version_|ver_)?v?(?P<major>\d{1,3})_(?P<minor>\d{1,3})_or_"
     r"(?:(?P<at_least>newer|later|above|greater|up)|(?P<at_most>older|earlier|below|less|lower))",
     re.IGNORECASE)
-# A bound with more comparisons than this is not read (a flag built from itself doubles).
+# A bound with more comparisons than this is not read (`F2 = F1 and F1`, `F3 = F2 and F2`...
+# doubles it).
 _MOST_COMPARISONS = 32
 _MINOR = re.compile(r"^\s*v?(\d{1,9})[._](\d{1,9})")  # (a longer number is no release: not read)
 _NO_PATCH = re.compile(r"(?:[._]0)*\s*$")  # what may follow "2.4" in "2.4.0": nothing but zeros
@@ -121,25 +123,6 @@ def admits(bound: Bound, minor: tuple[int, int]) -> bool:
         op = op[:-1]
     return {">=": minor >= edge, ">": minor > edge, "<": minor < edge, "<=": minor <= edge,
             "==": minor == edge, "!=": minor != edge}[op]
-
-
-REBOUND = "rebound"  # a version flag's text when the flag was bound before in its scope
-
-
-def bound_text(bound: Bound | None) -> str:
-    """A bound as a flag's binding keeps it (read back by version_bound): empty for none."""
-    return repr(bound) if bound is not None else ""
-
-
-def _read_bound_text(text: str) -> Bound | None:
-    import ast
-
-    if text == REBOUND:
-        return None
-    try:
-        return ast.literal_eval(text) if text else None
-    except (ValueError, SyntaxError, MemoryError, RecursionError):
-        return None  # (bounds are kept small: _MOST_COMPARISONS)
 
 
 def _edge_of(node: cst.BaseExpression) -> tuple[tuple[int, int], bool] | None:
@@ -203,7 +186,7 @@ def version_bound(node: cst.BaseExpression, lookup: Lookup) -> Bound | None:
         parts = dotted_parts(node)
         binding = lookup(parts[0]) if parts and len(parts) == 1 else None
         if binding is not None and binding.kind == VERFLAG:
-            return _read_bound_text(binding.value)  # what the file gave it, not what its name says
+            return binding.origin  # what the file gave it (None: not read), not what its name says
         if binding is not None and binding.kind != PATH:
             return None  # bound here to something else (`= False`, a parameter): the name may lie
         # Unbound here, or imported (`from .utils import _TORCH_GREATER_EQUAL_2_5`): its name.

@@ -47,7 +47,8 @@ class Binding:
     kind: str
     value: str = ""  # a dotted path (PATH), a type name (INSTANCE, ELEMENTS, FOREIGN, FUNCTION)
     members: frozenset[str] = frozenset()  # CAPFLAG: the members proven present when true
-    # The constructor call that made an INSTANCE, for fixes that must prove what it is.
+    # The constructor call that made an INSTANCE, for fixes that must prove what it is; for a
+    # VERFLAG, the releases it holds true on (guards.Bound), None where they are not read.
     origin: object = field(default=None, compare=False, hash=False)
 
 

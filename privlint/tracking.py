@@ -9,8 +9,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from privlint.guards import (IMPORT, REBOUND, Guard, bound_text, literal_set, mentions_torch_version,
-                             try_flag)
+from privlint.guards import IMPORT, Guard, literal_set, mentions_torch_version, try_flag
 from privlint.resolve import (CAPFLAG, ELEMENTS, FOREIGN, FUNCTION, INSTANCE, PATH, VERFLAG,
                               HANDED_ON, Binding, Resolver, dotted_parts, predicate_key,
                               property_key)
@@ -28,7 +27,7 @@ class ScopeTracking:
         if isinstance(value, (cst.Comparison, cst.Call, cst.BooleanOperation, cst.UnaryOperation,
                               cst.Name, cst.Attribute)) \
                 and mentions_torch_version(value, self.resolver.lookup):
-            return Binding(VERFLAG, bound_text(facts.bound))  # so that a later `if FLAG:` reads it
+            return Binding(VERFLAG, origin=facts.bound)  # so that a later `if FLAG:` reads it
         binding = self.resolver.infer(value)
         if binding is not None and binding.kind == INSTANCE and isinstance(value, cst.Call):
             device = value.args[0].value if value.args and value.args[0].keyword is None else None
@@ -39,13 +38,13 @@ class ScopeTracking:
     def _bind_target(self, target: cst.BaseExpression, binding: Binding | None) -> None:
         if isinstance(target, cst.Name):
             scope = self.resolver.scopes[-1]
-            if binding is not None and binding.kind == VERFLAG and binding.value and (
+            if binding is not None and binding.kind == VERFLAG and binding.origin is not None and (
                     target.value in scope.names
                     or (scope.kind == "module" and target.value in self._rebound_at_top)):
                 # Bound elsewhere in this scope too, maybe in another branch (`if c: OK = True`
                 # / `else: OK = v >= 2.4`), or later, before a function that reads it runs: an
                 # `if OK:` may see either value. Still a version flag, its releases not read.
-                binding = Binding(VERFLAG, REBOUND)
+                binding = Binding(VERFLAG)
             self.resolver.bind(target.value, binding)
         elif isinstance(target, (cst.Tuple, cst.List)):
             for element in target.elements:
